@@ -1,0 +1,140 @@
+// The HTTP transport: an interpreter of the operation table on Elysia.
+import { Elysia } from "elysia";
+import { authenticate } from "../../application/auth.ts";
+import type { Deps } from "../../application/deps.ts";
+import type { Failure } from "../../domain/errors.ts";
+import type { Caller } from "../../domain/identity.ts";
+import { invoke, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { bodyOf, STATUS_OF } from "./failures.ts";
+import { docsPage, openApiDocument } from "./openapi.ts";
+
+export interface HttpAppOptions {
+  deps: Deps;
+  info: ServiceInfo;
+  operations: readonly Operation[];
+  /** Streamable-HTTP MCP endpoint, mounted at /mcp. */
+  mcp?: (request: Request) => Promise<Response>;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" } as const;
+
+export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+
+export const failureResponse = (failure: Failure, headers: Record<string, string> = {}) => {
+  const extra = failure.failure === "unauthorized" ? { "www-authenticate": "Bearer", ...headers } : headers;
+  return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
+};
+
+/** `x-api-key`, or `Authorization: Bearer <key>`. */
+export const presentedKey = (headers: Headers): string | null => {
+  const direct = headers.get("x-api-key");
+  if (direct) return direct.trim();
+  const authorization = headers.get("authorization");
+  const match = authorization?.match(/^Bearer\s+(.+)$/i);
+  return match ? match[1]!.trim() : null;
+};
+
+export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+type BodyRead = { ok: true; body: unknown } | { ok: false; failure: Failure };
+
+/**
+ * Bodies are JSON whatever the content type says (curl's default form type included): auth needs a
+ * custom header, so a cross-site form can never reach a route anyway.
+ */
+async function readJsonBody(request: Request): Promise<BodyRead> {
+  const text = await request.text();
+  if (!text.trim()) return { ok: true, body: {} };
+  try {
+    return { ok: true, body: JSON.parse(text) };
+  } catch (error) {
+    const type = request.headers.get("content-type")?.split(";")[0];
+    const msg =
+      type && !JSON_TYPE.test(type)
+        ? `Request body must be JSON (content type ${type} given, and the body is not JSON)`
+        : `JSON decode error: ${(error as Error).message}`;
+    return { ok: false, failure: { failure: "invalid", detail: msg, issues: [{ type: "json_invalid", loc: ["body"], msg, input: {} }] } };
+  }
+}
+
+export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
+  const context = { deps, info };
+  const openapi = openApiDocument(operations, info);
+  const routeShapes: { method: string; pattern: RegExp }[] = [];
+
+  const handlerFor = (operation: Operation, path: string) => {
+    const primaryNames = Object.keys(operation.input.path?.properties ?? {});
+    const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
+      let caller: Caller | null = null;
+      if (operation.auth !== "none") {
+        const authenticated = await authenticate(deps, presentedKey(request.headers));
+        if (!authenticated.ok) return failureResponse(authenticated.error);
+        caller = authenticated.value;
+      }
+      let body: unknown = undefined;
+      if (operation.input.body) {
+        const read = await readJsonBody(request);
+        if (!read.ok) return failureResponse(read.failure);
+        body = read.body;
+      }
+      // Alias routes name their ids differently (world_id): map them by position.
+      const pathInput: Record<string, string> = {};
+      routeNames.forEach((name, position) => {
+        const value = params[name];
+        if (value !== undefined) pathInput[primaryNames[position] ?? name] = decodeURIComponent(value);
+      });
+      const result = await invoke(operation, context, caller, { path: pathInput, query, body });
+      if (!result.ok) return failureResponse(result.error);
+      if (operation.http!.status === 204) return new Response(null, { status: 204 });
+      return jsonResponse(operation.http!.status, result.value);
+    };
+  };
+
+  const app = new Elysia({ name: "campaign-memory-service" });
+
+  app.onRequest(({ request, set }) => {
+    const requestId = request.headers.get("x-request-id")?.slice(0, 100) || crypto.randomUUID();
+    set.headers["x-request-id"] = requestId;
+  });
+
+  app.onError(({ code, error, request, set }) => {
+    if (code === "NOT_FOUND") {
+      const { pathname } = new URL(request.url);
+      const allowed = routeShapes.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method);
+      if (allowed.length) return jsonResponse(405, { detail: "Method Not Allowed" }, { allow: [...new Set(allowed)].join(", ") });
+      return jsonResponse(404, { detail: "Not Found" });
+    }
+    if (code === "PARSE") return jsonResponse(422, { detail: [{ type: "json_invalid", loc: ["body"], msg: "Request body could not be parsed", input: {} }] });
+    deps.log.error("unhandled error", {
+      request_id: set.headers["x-request-id"],
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return jsonResponse(500, { detail: "Internal server error" });
+  });
+
+  for (const operation of operations) {
+    if (!operation.http) continue;
+    for (const path of [operation.http.path, ...(operation.http.aliases ?? [])]) {
+      const elysiaPath = toElysiaPath(path);
+      routeShapes.push({ method: operation.http.method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
+      app.route(operation.http.method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
+    }
+  }
+
+  app.get("/openapi.json", () => jsonResponse(200, openapi));
+  app.get("/docs", () => new Response(docsPage("/openapi.json"), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  if (mcp) {
+    for (const method of ["GET", "POST", "DELETE"] as const) {
+      routeShapes.push({ method, pattern: /^\/mcp\/?$/ });
+      app.route(method, "/mcp", (({ request }: { request: Request }) => mcp(request)) as never, { parse: "none" });
+    }
+  }
+  return app;
+}

@@ -1,0 +1,7 @@
+// The operation table: every operation of the service, declared once.
+import { campaignOperations } from "./campaigns.ts";
+import { identityOperations } from "./identity.ts";
+import type { Operation } from "./operation.ts";
+import { systemOperations } from "./system.ts";
+
+export const OPERATIONS: readonly Operation[] = [...systemOperations, ...campaignOperations, ...identityOperations];

@@ -1,0 +1,262 @@
+// The operation table's row type, and the one place inputs are validated and use cases run,
+// whichever transport the call came through.
+import { Type, type TObject, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
+import type { AccessLevel } from "../../domain/access.ts";
+import { fail, type FieldIssue, type Result } from "../../domain/errors.ts";
+import type { Caller } from "../../domain/identity.ts";
+import type { Deps } from "../../application/deps.ts";
+import { requireFirstParty } from "../../application/access.ts";
+
+export interface ServiceInfo {
+  name: string;
+  version: string;
+  environment: string;
+  port: number;
+  publicBaseUrl: string;
+}
+
+export interface OperationContext {
+  deps: Deps;
+  info: ServiceInfo;
+  /** Null only on operations with `auth: "none"`. */
+  caller: Caller;
+}
+
+export type InputPart = "path" | "query" | "body";
+export type Inputs = { path: Record<string, any>; query: Record<string, any>; body: Record<string, any> };
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** OpenAPI style, e.g. /v1/campaigns/{campaign_id}. */
+  path: string;
+  status: 200 | 201 | 202 | 204;
+  /** Same operation under other paths; path parameters map by position (e.g. /v1/worlds/{world_id}). */
+  aliases?: string[];
+}
+
+export interface McpBinding {
+  name: string;
+  title: string;
+  readOnly: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+}
+
+export interface Operation {
+  id: string;
+  summary: string;
+  /** User-facing: becomes both the OpenAPI description and the MCP tool description. */
+  description: string;
+  tag: string;
+  /** none = system route; user = any valid key; first_party = a key with product_write. */
+  auth: "none" | "user" | "first_party";
+  /** The campaign access level the use case enforces, for documentation. */
+  campaignAccess?: AccessLevel;
+  http?: HttpBinding;
+  mcp?: McpBinding;
+  /** Hidden from OpenAPI and MCP. */
+  internal?: boolean;
+  input: { path?: TObject; query?: TObject; body?: TObject };
+  output?: TSchema;
+  run(context: OperationContext, input: Inputs): Promise<Result<unknown>>;
+}
+
+export const defineOperations = (operations: Operation[]): Operation[] => operations;
+
+interface CompiledPart {
+  part: InputPart;
+  schema: TObject;
+  check: TypeCheck<TObject>;
+}
+
+const compiled = new WeakMap<Operation, CompiledPart[]>();
+
+const partsOf = (operation: Operation): CompiledPart[] => {
+  let parts = compiled.get(operation);
+  if (!parts) {
+    parts = (["path", "query", "body"] as const)
+      .filter((part) => operation.input[part])
+      .map((part) => ({ part, schema: operation.input[part]!, check: TypeCompiler.Compile(operation.input[part]!) }));
+    compiled.set(operation, parts);
+  }
+  return parts;
+};
+
+/** The single flat object an MCP tool takes: path ids, query and body fields together. */
+export function flatInputSchema(operation: Operation): TObject {
+  const properties: Record<string, TSchema> = {};
+  const required = new Set<string>();
+  for (const { schema } of partsOf(operation)) {
+    Object.assign(properties, schema.properties);
+    for (const name of schema.required ?? []) required.add(name);
+  }
+  const flat = Type.Object(properties);
+  flat.required = [...required];
+  if (!flat.required.length) delete flat.required;
+  return flat;
+}
+
+/** Splits a flat MCP argument object into the parts the operation declares. */
+export function splitFlatInput(operation: Operation, args: Record<string, unknown>): Record<InputPart, unknown> {
+  const split: Record<InputPart, Record<string, unknown>> = { path: {}, query: {}, body: {} };
+  const parts = partsOf(operation);
+  for (const [name, value] of Object.entries(args)) {
+    const owner = parts.find(({ schema }) => name in schema.properties) ?? parts.find(({ part }) => part === "body");
+    if (owner) split[owner.part][name] = value;
+  }
+  return split;
+}
+
+const ISSUE_TYPES: Partial<Record<ValueErrorType, string>> = {
+  [ValueErrorType.ObjectRequiredProperty]: "missing",
+  [ValueErrorType.String]: "string_type",
+  [ValueErrorType.StringMinLength]: "string_too_short",
+  [ValueErrorType.StringMaxLength]: "string_too_long",
+  [ValueErrorType.StringPattern]: "string_pattern_mismatch",
+  [ValueErrorType.StringFormat]: "string_format",
+  [ValueErrorType.Integer]: "int_type",
+  [ValueErrorType.Number]: "float_type",
+  [ValueErrorType.IntegerMinimum]: "greater_than_equal",
+  [ValueErrorType.NumberMinimum]: "greater_than_equal",
+  [ValueErrorType.IntegerMaximum]: "less_than_equal",
+  [ValueErrorType.NumberMaximum]: "less_than_equal",
+  [ValueErrorType.Boolean]: "bool_type",
+  [ValueErrorType.Array]: "list_type",
+  [ValueErrorType.ArrayMaxItems]: "too_long",
+  [ValueErrorType.ArrayMinItems]: "too_short",
+  [ValueErrorType.Object]: "model_attributes_type",
+  [ValueErrorType.Union]: "enum",
+  [ValueErrorType.Literal]: "literal_error",
+};
+
+const messageOf = (error: ValueError): string => {
+  const custom = (error.schema as Record<string, unknown>)["x-error"];
+  if (typeof custom === "string") return custom;
+  const schema = error.schema as Record<string, any>;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return "Field required";
+    case ValueErrorType.String:
+      return "Input should be a valid string";
+    case ValueErrorType.StringMinLength:
+      return `String should have at least ${schema.minLength} character${schema.minLength === 1 ? "" : "s"}`;
+    case ValueErrorType.StringMaxLength:
+      return `String should have at most ${schema.maxLength} characters`;
+    case ValueErrorType.Integer:
+      return "Input should be a valid integer";
+    case ValueErrorType.Number:
+      return "Input should be a valid number";
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return `Input should be greater than or equal to ${schema.minimum}`;
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return `Input should be less than or equal to ${schema.maximum}`;
+    case ValueErrorType.Boolean:
+      return "Input should be a valid boolean";
+    case ValueErrorType.Array:
+      return "Input should be a valid list";
+    case ValueErrorType.Object:
+      return "Input should be a valid object";
+    case ValueErrorType.Union: {
+      const literals = (schema.anyOf as Record<string, unknown>[] | undefined)
+        ?.map((option) => option.const)
+        .filter((value) => value !== undefined);
+      return literals?.length ? `Input should be ${literals.map((v) => `'${v}'`).join(", ")}` : "Input does not match any allowed type";
+    }
+    default:
+      return error.message;
+  }
+};
+
+const locOf = (part: InputPart, path: string): (string | number)[] => [
+  part,
+  ...path
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)),
+];
+
+/** For `X | null`, the mismatch against X says what is wrong; "matches no type" does not. */
+const nonNullBranch = (error: ValueError): TSchema | null => {
+  if (error.type !== ValueErrorType.Union || error.value === null) return null;
+  const branches = ((error.schema as { anyOf?: TSchema[] }).anyOf ?? []).filter((branch) => branch.type !== "null");
+  return branches.length === 1 ? branches[0]! : null;
+};
+
+const issuesOf = (part: InputPart, schema: TObject, value: unknown): FieldIssue[] => {
+  const seen = new Set<string>();
+  const issues: FieldIssue[] = [];
+  for (let error of Value.Errors(schema, value)) {
+    if (seen.has(error.path)) continue;
+    // A union reports each branch's mismatch first; the union-level error says it better.
+    if (error.type !== ValueErrorType.Union && [...Value.Errors(schema, value)].some((e) => e.path === error.path && e.type === ValueErrorType.Union)) {
+      continue;
+    }
+    seen.add(error.path);
+    const nullableBranch = nonNullBranch(error);
+    if (nullableBranch) {
+      const inner = Value.Errors(nullableBranch, error.value).First();
+      if (inner) error = { ...inner, path: error.path };
+    }
+    issues.push({
+      type: ISSUE_TYPES[error.type] ?? "value_error",
+      loc: locOf(part, error.path),
+      msg: messageOf(error),
+      input: error.type === ValueErrorType.ObjectRequiredProperty ? (value ?? null) : error.value,
+    });
+  }
+  return issues;
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Validates and normalizes raw inputs: query strings are converted to the declared types,
+ * defaults filled, unknown fields dropped. Every problem in every part is reported at once.
+ */
+export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart, unknown>>): Result<Inputs> {
+  const decoded: Inputs = { path: {}, query: {}, body: {} };
+  const issues: FieldIssue[] = [];
+  for (const { part, schema, check } of partsOf(operation)) {
+    const given = raw[part] ?? {};
+    if (!isPlainObject(given)) {
+      issues.push({ type: "model_attributes_type", loc: [part], msg: "Input should be a valid object", input: given });
+      continue;
+    }
+    let value: unknown = Value.Default(schema, Value.Clone(given));
+    if (part !== "body") value = Value.Convert(schema, value);
+    if (!check.Check(value)) {
+      issues.push(...issuesOf(part, schema, value));
+      continue;
+    }
+    decoded[part] = Value.Clean(schema, value) as Record<string, unknown>;
+  }
+  if (issues.length) return fail("invalid", issues[0]!.msg, issues);
+  return { ok: true, value: decoded };
+}
+
+/** Authorizes, validates and runs one operation. Both transports call this and nothing else. */
+export async function invoke(
+  operation: Operation,
+  context: Omit<OperationContext, "caller">,
+  caller: Caller | null,
+  raw: Partial<Record<InputPart, unknown>>,
+): Promise<Result<unknown>> {
+  if (operation.auth !== "none") {
+    if (!caller) return fail("unauthorized", "Invalid API key");
+    if (operation.auth === "first_party") {
+      const allowed = requireFirstParty(caller);
+      if (!allowed.ok) return allowed;
+    }
+  }
+  const decoded = decodeInputs(operation, raw);
+  if (!decoded.ok) return decoded;
+  return operation.run({ ...context, caller: caller as Caller }, decoded.value);
+}

@@ -1,0 +1,67 @@
+import { fail, ok } from "../../domain/errors.ts";
+import { defineOperations } from "./operation.ts";
+import * as S from "./schemas.ts";
+
+export const RESOURCES = ["campaigns", "worlds", "users"];
+
+export const systemOperations = defineOperations([
+  {
+    id: "health",
+    summary: "Service health",
+    description: "Liveness: answers as long as the process serves requests.",
+    tag: "System",
+    auth: "none",
+    http: { method: "GET", path: "/health", status: 200 },
+    input: {},
+    output: S.Health,
+    run: async ({ info }) =>
+      ok({ status: "ok", service: info.name, version: info.version, environment: info.environment, port: info.port, timestamp: new Date().toISOString() }),
+  },
+  {
+    id: "databaseHealth",
+    summary: "Database health",
+    description: "Round-trip to the record store: backend, latency and applied migrations. 503 when the database does not answer.",
+    tag: "System",
+    auth: "none",
+    http: { method: "GET", path: "/health/database", status: 200 },
+    input: {},
+    output: S.DatabaseHealth,
+    run: async ({ deps }) => {
+      try {
+        return ok({ status: "ok", ...(await deps.records.health()) });
+      } catch {
+        return fail("unavailable", "The database is not answering");
+      }
+    },
+  },
+  {
+    id: "root",
+    summary: "Service information",
+    description: "Names the service and where its documentation, OpenAPI document, MCP endpoint and health check are.",
+    tag: "System",
+    auth: "none",
+    http: { method: "GET", path: "/", status: 200 },
+    input: {},
+    output: S.RootInfo,
+    run: async ({ info }) =>
+      ok({
+        name: info.name,
+        version: info.version,
+        docs: `${info.publicBaseUrl}/docs`,
+        openapi: `${info.publicBaseUrl}/openapi.json`,
+        mcp: `${info.publicBaseUrl}/mcp`,
+        health: `${info.publicBaseUrl}/health`,
+      }),
+  },
+  {
+    id: "versionInfo",
+    summary: "API version",
+    description: "The API version served under /v1 and the resource families it offers.",
+    tag: "System",
+    auth: "none",
+    http: { method: "GET", path: "/v1", status: 200 },
+    input: {},
+    output: S.VersionInfo,
+    run: async ({ info }) => ok({ version: info.version, api: "v1", resources: RESOURCES }),
+  },
+]);

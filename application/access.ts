@@ -1,0 +1,38 @@
+// Every campaign-scoped use case goes through here, so no query reaches data the caller may not see.
+import { accessLevelOf, deniedDetail, grants, type AccessLevel } from "../domain/access.ts";
+import type { Campaign } from "../domain/campaign.ts";
+import { fail, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import type { Deps } from "./deps.ts";
+
+export interface CampaignAccess {
+  campaign: Campaign;
+  level: AccessLevel;
+  roles: string[];
+}
+
+export const campaignNotFound = () => fail("not_found", "Campaign not found");
+
+export async function campaignAccess(
+  deps: Pick<Deps, "records">,
+  caller: Caller,
+  campaignId: string,
+  needed: AccessLevel,
+): Promise<Result<CampaignAccess>> {
+  const found = await deps.records.campaigns.getWithStanding(campaignId, caller.userId);
+  if (!found) return campaignNotFound();
+  const level = accessLevelOf({
+    isOwner: found.campaign.owner_id === caller.userId,
+    roles: found.roles,
+    campaignIsPublic: found.campaign.public,
+  });
+  if (!grants(level, needed)) return fail("forbidden", deniedDetail(needed));
+  return ok({ campaign: found.campaign, level, roles: found.roles });
+}
+
+export const FIRST_PARTY_SCOPE = "product_write";
+
+export const requireFirstParty = (caller: Caller): Result<true> =>
+  caller.scopes.includes(FIRST_PARTY_SCOPE)
+    ? ok(true)
+    : fail("forbidden", "This route needs a first-party key with the product_write scope");

@@ -1,0 +1,114 @@
+import {
+  CREATOR_ROLES,
+  DEFAULT_CHARACTER_ARC,
+  DEFAULT_FIELD_DEFINITIONS,
+  DEFAULT_GM_SPEAKER,
+  DEFAULT_LANGUAGE,
+  normalizeTitle,
+  type Campaign,
+  type CampaignChanges,
+  type CampaignDraft,
+  type CampaignStats,
+} from "../domain/campaign.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import type { CampaignFilters } from "../ports/records.ts";
+import { campaignAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+
+export async function listCampaigns(
+  deps: Deps,
+  caller: Caller,
+  input: PageRequest & CampaignFilters,
+): Promise<Result<Page<Campaign>>> {
+  const { page, size, ...filters } = input;
+  const { rows, total } = await deps.records.campaigns.listVisibleTo(caller.userId, filters, { page, size });
+  return ok(toPage(rows, total, { page, size }));
+}
+
+export async function getCampaign(deps: Deps, caller: Caller, campaignId: string): Promise<Result<Campaign>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  return access.ok ? ok(access.value.campaign) : access;
+}
+
+const blankTitle = (input: unknown) =>
+  ({ ok: false, error: invalidField(["body", "title"], "Title cannot be empty", input, "string_too_short") }) as const;
+
+/** Creates a campaign with everything a new campaign starts with, in one transaction. */
+export async function createCampaign(deps: Deps, caller: Caller, draft: CampaignDraft): Promise<Result<Campaign>> {
+  const title = normalizeTitle(draft.title);
+  if (!title) return blankTitle(draft.title);
+  const at = nowIso(deps);
+  const campaign: Campaign = {
+    id: deps.ids.next(),
+    title,
+    description: draft.description ?? null,
+    system: draft.system ?? null,
+    summary: draft.summary ?? null,
+    language: draft.language ?? DEFAULT_LANGUAGE,
+    image: draft.image ?? null,
+    public: false,
+    mature: draft.mature ?? false,
+    owner_id: caller.userId,
+    created_at: at,
+    updated_at: null,
+  };
+  await deps.records.withTransaction(async (tx) => {
+    await tx.campaigns.insert(campaign);
+    await tx.members.upsert({ campaign_id: campaign.id, user_id: caller.userId, roles: [...CREATOR_ROLES], created_at: at });
+    await tx.speakers.insert({
+      id: deps.ids.next(),
+      campaign_id: campaign.id,
+      name: DEFAULT_GM_SPEAKER.name,
+      handle: DEFAULT_GM_SPEAKER.handle,
+      user_id: caller.userId,
+      roles: [...DEFAULT_GM_SPEAKER.roles],
+      created_at: at,
+    });
+    await tx.settings.putCharacterArc(campaign.id, DEFAULT_CHARACTER_ARC, at);
+    await tx.settings.insertFieldDefinitions(
+      DEFAULT_FIELD_DEFINITIONS.map((definition) => ({
+        ...definition,
+        options: [...definition.options],
+        id: deps.ids.next(),
+        campaign_id: campaign.id,
+        created_at: at,
+      })),
+    );
+  });
+  return ok(campaign);
+}
+
+export async function updateCampaign(
+  deps: Deps,
+  caller: Caller,
+  campaignId: string,
+  changes: CampaignChanges,
+): Promise<Result<Campaign>> {
+  const access = await campaignAccess(deps, caller, campaignId, "manage");
+  if (!access.ok) return access;
+  const cleaned: CampaignChanges = { ...changes };
+  if (cleaned.title !== undefined) {
+    cleaned.title = normalizeTitle(cleaned.title);
+    if (!cleaned.title) return blankTitle(changes.title);
+  }
+  if (Object.keys(cleaned).length === 0) return ok(access.value.campaign);
+  const updated = await deps.records.campaigns.update(campaignId, cleaned, nowIso(deps));
+  return updated ? ok(updated) : fail("not_found", "Campaign not found");
+}
+
+export async function deleteCampaign(deps: Deps, caller: Caller, campaignId: string): Promise<Result<null>> {
+  const access = await campaignAccess(deps, caller, campaignId, "owner");
+  if (!access.ok) return access;
+  await deps.records.campaigns.delete(campaignId);
+  return ok(null);
+}
+
+export async function campaignStats(deps: Deps, caller: Caller, campaignId: string): Promise<Result<CampaignStats>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const { campaign } = access.value;
+  const counts = await deps.records.campaigns.counts(campaignId);
+  return ok({ campaign_id: campaign.id, title: campaign.title, public: campaign.public, created_at: campaign.created_at, ...counts });
+}

@@ -1,0 +1,12 @@
+import type { RecordStore } from "../ports/records.ts";
+import type { Clock, IdGenerator, KeyMinter, Logger } from "../ports/system.ts";
+
+export interface Deps {
+  records: RecordStore;
+  clock: Clock;
+  ids: IdGenerator;
+  keys: KeyMinter;
+  log: Logger;
+}
+
+export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

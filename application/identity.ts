@@ -1,0 +1,157 @@
+// Users, keys and memberships: the first-party (product_write) surface, plus /v1/users/me.
+import { MEMBER_ROLES, primaryRole, type MemberRole } from "../domain/access.ts";
+import { fail, ok, type Result } from "../domain/errors.ts";
+import {
+  isPlausibleEmail,
+  keyPrefixOf,
+  normalizeEmail,
+  SCOPES,
+  type ApiProfile,
+  type Caller,
+  type User,
+} from "../domain/identity.ts";
+import type { ApiKeyRecord } from "../ports/records.ts";
+import { campaignNotFound, requireFirstParty } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+
+export interface Profile extends User {
+  scopes: string[];
+  api_profile: ApiProfile;
+}
+
+export async function currentUser(deps: Deps, caller: Caller): Promise<Result<Profile>> {
+  const user = await deps.records.users.get(caller.userId);
+  if (!user) return fail("unauthorized", "Invalid API key");
+  return ok({ ...user, scopes: [...caller.scopes], api_profile: caller.profile });
+}
+
+export async function createUser(deps: Deps, caller: Caller, input: { name: string; email: string }): Promise<Result<User>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const name = input.name.trim();
+  if (!name) return fail("invalid", "Name cannot be empty", [{ type: "string_too_short", loc: ["body", "name"], msg: "Name cannot be empty", input: input.name }]);
+  if (!isPlausibleEmail(input.email))
+    return fail("invalid", "Email is not a valid address", [{ type: "value_error", loc: ["body", "email"], msg: "Email is not a valid address", input: input.email }]);
+  const user = await deps.records.users.insert({
+    id: deps.ids.next(),
+    name,
+    email: normalizeEmail(input.email),
+    role: "user",
+    created_at: nowIso(deps),
+  });
+  return user ? ok(user) : fail("conflict", "A user with this email already exists");
+}
+
+export interface IssuedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  user_id: string;
+  scopes: string[];
+  created_at: string;
+}
+
+const unknownScopes = (scopes: string[]) => scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+
+export async function issueKey(deps: Deps, caller: Caller, userId: string, scopes: string[] = []): Promise<Result<IssuedKey>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const unknown = unknownScopes(scopes);
+  if (unknown.length)
+    return fail("invalid", `Unknown scope: ${unknown[0]}`, [{ type: "enum", loc: ["body", "scopes"], msg: `Scopes must be among: ${SCOPES.join(", ")}`, input: scopes }]);
+  if (!(await deps.records.users.get(userId))) return fail("not_found", "User not found");
+  return ok(await mintKeyFor(deps, userId, [...new Set(scopes)]));
+}
+
+async function mintKeyFor(deps: Deps, userId: string, scopes: string[]): Promise<IssuedKey> {
+  const key = deps.keys.mint();
+  const record = await deps.records.apiKeys.insert({
+    id: deps.ids.next(),
+    user_id: userId,
+    prefix: keyPrefixOf(key),
+    hash: deps.keys.digest(key),
+    scopes,
+    created_at: nowIso(deps),
+  });
+  return { id: record.id, key, prefix: record.prefix, user_id: userId, scopes: record.scopes, created_at: record.created_at };
+}
+
+export async function revokeKey(deps: Deps, caller: Caller, keyId: string): Promise<Result<null>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const revoked = await deps.records.apiKeys.revoke(keyId, nowIso(deps));
+  return revoked ? ok(null) : fail("not_found", "API key not found");
+}
+
+export async function listKeys(deps: Deps, caller: Caller, userId: string): Promise<Result<ApiKeyRecord[]>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  if (!(await deps.records.users.get(userId))) return fail("not_found", "User not found");
+  return ok(await deps.records.apiKeys.listForUser(userId));
+}
+
+export interface MemberView {
+  campaign_id: string;
+  user_id: string;
+  role: MemberRole;
+  roles: string[];
+  created_at: string;
+}
+
+/** Adds (or re-roles) a member. Role `owner` hands the campaign over; the previous owner stays as admin. */
+export async function addMember(
+  deps: Deps,
+  caller: Caller,
+  input: { campaign_id: string; user_id: string; role: MemberRole },
+): Promise<Result<MemberView>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  if (!MEMBER_ROLES.includes(input.role)) return fail("invalid", `Role must be one of ${MEMBER_ROLES.join(", ")}`);
+  const at = nowIso(deps);
+  return deps.records.withTransaction(async (tx): Promise<Result<MemberView>> => {
+    const campaign = await tx.campaigns.get(input.campaign_id);
+    if (!campaign) return campaignNotFound();
+    if (!(await tx.users.get(input.user_id))) return fail("not_found", "User not found");
+    if (input.role === "owner" && campaign.owner_id !== input.user_id) {
+      const previous = await tx.members.get(campaign.id, campaign.owner_id);
+      const previousRoles = new Set([...(previous?.roles ?? []), "admin"]);
+      await tx.members.upsert({ campaign_id: campaign.id, user_id: campaign.owner_id, roles: [...previousRoles], created_at: previous?.created_at ?? at });
+      await tx.campaigns.transferOwnership(campaign.id, input.user_id, at);
+    }
+    const member = await tx.members.upsert({ campaign_id: campaign.id, user_id: input.user_id, roles: [input.role], created_at: at });
+    const isOwner = input.role === "owner" || campaign.owner_id === input.user_id;
+    return ok({ ...member, role: primaryRole(isOwner, member.roles) ?? input.role });
+  });
+}
+
+export async function removeMember(deps: Deps, caller: Caller, campaignId: string, userId: string): Promise<Result<null>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const campaign = await deps.records.campaigns.get(campaignId);
+  if (!campaign) return campaignNotFound();
+  if (campaign.owner_id === userId)
+    return fail("bad_request", "The campaign owner cannot be removed; make another member the owner first");
+  const removed = await deps.records.members.remove(campaignId, userId);
+  return removed ? ok(null) : fail("not_found", "Member not found");
+}
+
+export const ADMIN_EMAIL = "admin@campaign-memory.local";
+
+/**
+ * Start-up: the first-party admin user holds exactly the configured key (with product_write);
+ * any other key of that user stops working.
+ */
+export async function ensureAdminKey(deps: Deps, adminKey: string): Promise<void> {
+  const at = nowIso(deps);
+  const hash = deps.keys.digest(adminKey);
+  await deps.records.withTransaction(async (tx) => {
+    let admin = await tx.users.findByEmail(ADMIN_EMAIL);
+    admin ??= await tx.users.insert({ id: deps.ids.next(), name: "Administrator", email: ADMIN_EMAIL, role: "admin", created_at: at });
+    if (!admin) throw new Error("could not create the first-party admin user");
+    await tx.apiKeys.revokeAllForUserExcept(admin.id, hash, at);
+    const existing = await tx.apiKeys.findActiveByHash(hash);
+    if (existing && existing.userId !== admin.id) throw new Error("CMS_ADMIN_KEY is already an API key of another user");
+    if (!existing)
+      await tx.apiKeys.insert({ id: deps.ids.next(), user_id: admin.id, prefix: keyPrefixOf(adminKey), hash, scopes: ["product_write"], created_at: at });
+  });
+}

@@ -1,0 +1,111 @@
+// Campaign records and what every new campaign starts with.
+
+export interface Campaign {
+  id: string;
+  title: string;
+  description: string | null;
+  system: string | null;
+  summary: string | null;
+  language: string;
+  image: string | null;
+  public: boolean;
+  mature: boolean;
+  owner_id: string;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** Fields a caller may set; everything else on a campaign is system-managed. */
+export interface CampaignDraft {
+  title: string;
+  description?: string | null;
+  system?: string | null;
+  summary?: string | null;
+  language?: string;
+  image?: string | null;
+  mature?: boolean;
+}
+
+export type CampaignChanges = Partial<CampaignDraft>;
+
+export const DEFAULT_LANGUAGE = "en";
+
+export const STAT_KINDS = ["characters", "sessions", "moments", "beats", "factions", "locations", "items"] as const;
+export type StatKind = (typeof STAT_KINDS)[number];
+
+export interface CampaignStats extends Record<StatKind, number> {
+  campaign_id: string;
+  title: string;
+  public: boolean;
+  created_at: string;
+}
+
+export const emptyCounts = (): Record<StatKind, number> =>
+  Object.fromEntries(STAT_KINDS.map((kind) => [kind, 0])) as Record<StatKind, number>;
+
+/** The creator joins as both player and game master. */
+export const CREATOR_ROLES = ["player", "admin"] as const;
+
+export const DEFAULT_GM_SPEAKER = { name: "GM", handle: null, roles: ["gm"] } as const;
+
+export interface CharacterArcSettings {
+  enabled: boolean;
+  stages: string[];
+  track: ("PC" | "NPC")[];
+}
+
+export const DEFAULT_CHARACTER_ARC: CharacterArcSettings = {
+  enabled: true,
+  stages: ["Introduction", "Motivation", "Conflict", "Turning Point", "Resolution"],
+  track: ["PC"],
+};
+
+export type CompendiumKind = "character" | "faction" | "location" | "item";
+export type FieldType = "text" | "number" | "select" | "boolean";
+
+export interface FieldDefinitionDraft {
+  entity_type: CompendiumKind;
+  key: string;
+  label: string;
+  field_type: FieldType;
+  options: string[];
+  position: number;
+}
+
+const fields = (entity_type: CompendiumKind, specs: [string, string, FieldType, string[]?][]): FieldDefinitionDraft[] =>
+  specs.map(([key, label, field_type, options], position) => ({
+    entity_type,
+    key,
+    label,
+    field_type,
+    options: options ?? [],
+    position,
+  }));
+
+export const DEFAULT_FIELD_DEFINITIONS: readonly FieldDefinitionDraft[] = [
+  ...fields("character", [
+    ["ancestry", "Ancestry", "text"],
+    ["class", "Class", "text"],
+    ["level", "Level", "number"],
+    ["alignment", "Alignment", "text"],
+    ["status", "Status", "select", ["Alive", "Dead", "Missing", "Unknown"]],
+  ]),
+  ...fields("faction", [
+    ["leader", "Leader", "text"],
+    ["goals", "Goals", "text"],
+    ["disposition", "Disposition", "select", ["Ally", "Neutral", "Hostile", "Unknown"]],
+  ]),
+  ...fields("location", [
+    ["region", "Region", "text"],
+    ["population", "Population", "text"],
+    ["ruler", "Ruler", "text"],
+  ]),
+  ...fields("item", [
+    ["rarity", "Rarity", "select", ["Common", "Uncommon", "Rare", "Very Rare", "Legendary", "Artifact"]],
+    ["attunement", "Requires attunement", "boolean"],
+    ["holder", "Held by", "text"],
+  ]),
+];
+
+/** Titles are trimmed; an all-blank title is no title. */
+export const normalizeTitle = (title: string): string => title.trim();

@@ -1,0 +1,10 @@
+export const MAX_IMAGE_URL_LENGTH = 2048;
+
+/** Every `image` field must be an HTTPS URL of at most 2048 characters. */
+export const imageUrlProblem = (value: string): string | null => {
+  if (value.length > MAX_IMAGE_URL_LENGTH) return `URL should have at most ${MAX_IMAGE_URL_LENGTH} characters`;
+  if (!/^https:\/\/[^\s/?#]+[^\s]*$/i.test(value)) return "URL must use https and name a host";
+  return null;
+};
+
+export const collapseWhitespace = (value: string): string => value.replace(/\s+/g, " ").trim();

@@ -1,0 +1,51 @@
+import { buildHttpApp } from "../adapters/http/app.ts";
+import { mcpEndpoint } from "../adapters/mcp/server.ts";
+import { OPERATIONS } from "../adapters/operations/index.ts";
+import type { ServiceInfo } from "../adapters/operations/operation.ts";
+import { ensureAdminKey } from "../application/identity.ts";
+import type { Deps } from "../application/deps.ts";
+import type { Config } from "./config.ts";
+import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+export const serviceInfo = (config: Config): ServiceInfo => ({
+  name: "campaign-memory-service",
+  version: packageJson.version,
+  environment: config.environment,
+  port: config.port,
+  publicBaseUrl: config.publicBaseUrl,
+});
+
+export function buildApp(deps: Deps, info: ServiceInfo) {
+  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }) });
+}
+
+export interface RunningService {
+  url: string;
+  deps: Deps;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config): Promise<RunningService> {
+  const log = loggerFor(config);
+  const database = await openDatabase(config, log, { lockPort: config.port });
+  const deps = buildDeps(database.db, log);
+  try {
+    if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
+    const app = buildApp(deps, serviceInfo(config));
+    app.listen({ port: config.port, hostname: config.host });
+    const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
+    log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });
+    return {
+      url,
+      deps,
+      stop: async () => {
+        await app.stop();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,22 @@
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  /** Opaque, unique, roughly time-sortable. */
+  next(): string;
+}
+
+export interface KeyMinter {
+  /** A new secret API key, shown to its owner once. */
+  mint(): string;
+  /** One-way, deterministic digest under which a key is stored and looked up. */
+  digest(key: string): string;
+}
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
