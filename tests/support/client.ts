@@ -1,0 +1,52 @@
+// A plain fetch client for black-box tests.
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export function client(baseUrl: string, key?: string, header: "x-api-key" | "bearer" = "x-api-key") {
+  const call = async <T = any>(method: Method, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { ...extraHeaders };
+    if (key) {
+      if (header === "x-api-key") headers["x-api-key"] = key;
+      else headers.authorization = `Bearer ${key}`;
+    }
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === "string" ? body : JSON.stringify(body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: response.status, body: parsed as T, headers: response.headers, text };
+  };
+  return {
+    call,
+    get: <T = any>(path: string) => call<T>("GET", path),
+    post: <T = any>(path: string, body?: unknown) => call<T>("POST", path, body ?? {}),
+    patch: <T = any>(path: string, body?: unknown) => call<T>("PATCH", path, body ?? {}),
+    put: <T = any>(path: string, body?: unknown) => call<T>("PUT", path, body ?? {}),
+    delete: <T = any>(path: string) => call<T>("DELETE", path),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** Creates a user with a key through the first-party routes. */
+export async function newUser(baseUrl: string, adminKey: string, name: string, scopes: string[] = []) {
+  const admin = client(baseUrl, adminKey);
+  const email = `${name.toLowerCase()}.${crypto.randomUUID().slice(0, 8)}@example.test`;
+  const user = await admin.post("/internal/v1/users", { name, email });
+  if (user.status !== 201) throw new Error(`user create failed: ${user.status} ${user.text}`);
+  const key = await admin.post(`/internal/v1/users/${user.body.id}/keys`, { scopes });
+  if (key.status !== 201) throw new Error(`key create failed: ${key.status} ${key.text}`);
+  return { id: user.body.id as string, email, key: key.body.key as string, keyId: key.body.id as string, api: client(baseUrl, key.body.key) };
+}

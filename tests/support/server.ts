@@ -1,0 +1,77 @@
+// A real service process on a free port: what a user runs, tested from outside.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+export const PROJECT_ROOT = join(import.meta.dir, "..", "..");
+
+export const freePort = (): number => {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+};
+
+export const randomAdminKey = () => `test_admin_${crypto.randomUUID().replaceAll("-", "")}`;
+
+export interface TestServer {
+  url: string;
+  port: number;
+  adminKey: string;
+  dataDir: string;
+  process: Subprocess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string> = {}, options: { keepDataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.keepDataDir ?? mkdtempSync(join(tmpdir(), "cms-test-"));
+  const port = freePort();
+  const adminKey = env.CMS_ADMIN_KEY ?? randomAdminKey();
+  let output = "";
+  const child = Bun.spawn([process.execPath, join(PROJECT_ROOT, "infra", "main.ts")], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, CMS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      output += decoder.decode(value);
+    }
+  };
+  void drain(child.stdout as ReadableStream<Uint8Array>);
+  void drain(child.stderr as ReadableStream<Uint8Array>);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (true) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      child.kill();
+      throw new Error(`server did not answer /health within 30 s: ${output}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    port,
+    adminKey,
+    dataDir,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.exited;
+      if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
