@@ -214,6 +214,23 @@ const issuesOf = (part: InputPart, schema: TObject, value: unknown): FieldIssue[
   return issues;
 };
 
+/**
+ * Path and query values arrive as strings. Convert only exact spellings ("2", "true"), so "1.5"
+ * or "abc" for an integer stays a string and fails validation instead of being bent into shape.
+ * MCP arguments arrive typed and pass through untouched.
+ */
+function coerceStrings(schema: TObject, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...values };
+  for (const [name, value] of Object.entries(values)) {
+    const type = (schema.properties[name] as { type?: string } | undefined)?.type;
+    if (typeof value !== "string") continue;
+    if (type === "integer" && /^[+-]?\d{1,15}$/.test(value.trim())) out[name] = Number(value);
+    else if (type === "number" && value.trim() !== "" && Number.isFinite(Number(value))) out[name] = Number(value);
+    else if (type === "boolean" && /^(true|false|1|0)$/i.test(value)) out[name] = /^(true|1)$/i.test(value);
+  }
+  return out;
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -231,7 +248,7 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
       continue;
     }
     let value: unknown = Value.Default(schema, Value.Clone(given));
-    if (part !== "body") value = Value.Convert(schema, value);
+    if (part !== "body") value = coerceStrings(schema, value as Record<string, unknown>);
     if (!check.Check(value)) {
       issues.push(...issuesOf(part, schema, value));
       continue;

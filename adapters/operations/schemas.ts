@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { MEMBER_ROLES } from "../../domain/access.ts";
 import { SCOPES } from "../../domain/identity.ts";
-import { MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
+import { IMAGE_URL_PATTERN, MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../domain/pagination.ts";
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -13,7 +13,7 @@ export const Timestamp = Type.String({ format: "date-time", description: "ISO 86
 /** `x-error` replaces the generic validator message with a sentence a user can act on. */
 export const ImageUrl = Type.String({
   maxLength: MAX_IMAGE_URL_LENGTH,
-  pattern: "^https://[^\\s/?#]+\\S*$",
+  pattern: IMAGE_URL_PATTERN,
   description: "HTTPS URL, at most 2048 characters",
   "x-error": "Image must be an HTTPS URL of at most 2048 characters",
 });

@@ -172,11 +172,13 @@ function campaigns(db: SqlExecutor): CampaignRepository {
       return row ? { campaign: toCampaign(row), roles: jsonArray(row.member_roles) } : null;
     },
     async listVisibleTo(userId, filters, page) {
-      const params: unknown[] = [userId];
+      const params: unknown[] = [];
       const where: string[] = [];
       if (filters.publicOnly) where.push(`c.public`);
-      else
+      else {
+        params.push(userId);
         where.push(`(c.owner_id = $1 or exists (select 1 from campaign_members m where m.campaign_id = c.id and m.user_id = $1))`);
+      }
       if (filters.ownerId) {
         params.push(filters.ownerId);
         where.push(`c.owner_id = $${params.length}`);

@@ -1,0 +1,163 @@
+// Operator CLI: `bun run cms <command>`. Runs the same first-party operations as /internal/v1,
+// directly on the database, or through the running server when it holds the embedded database.
+import { parseArgs } from "node:util";
+import { OPERATIONS } from "../adapters/operations/index.ts";
+import { invoke, type Operation } from "../adapters/operations/operation.ts";
+import { STATUS_OF, bodyOf } from "../adapters/http/failures.ts";
+import type { Caller } from "../domain/identity.ts";
+import { ConfigError, parseConfig, type Config } from "./config.ts";
+import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import { DataDirBusy, lockHolder } from "./datalock.ts";
+import { serviceInfo } from "./service.ts";
+
+interface Command {
+  usage: string;
+  operation: string;
+  options: Record<string, { type: "string"; multiple?: boolean }>;
+  required: string[];
+  positional?: string;
+  inputs(values: Record<string, any>): { path?: Record<string, unknown>; body?: Record<string, unknown> };
+}
+
+const COMMANDS: Record<string, Command> = {
+  "users create": {
+    usage: "users create --name NAME --email EMAIL",
+    operation: "internalCreateUser",
+    options: { name: { type: "string" }, email: { type: "string" } },
+    required: ["name", "email"],
+    inputs: (v) => ({ body: { name: v.name, email: v.email } }),
+  },
+  "keys issue": {
+    usage: "keys issue --user USER_ID [--scope product_write]",
+    operation: "internalIssueKey",
+    options: { user: { type: "string" }, scope: { type: "string", multiple: true } },
+    required: ["user"],
+    inputs: (v) => ({ path: { user_id: v.user }, body: { scopes: v.scope ?? [] } }),
+  },
+  "keys list": {
+    usage: "keys list --user USER_ID",
+    operation: "internalListKeys",
+    options: { user: { type: "string" } },
+    required: ["user"],
+    inputs: (v) => ({ path: { user_id: v.user } }),
+  },
+  "keys revoke": {
+    usage: "keys revoke KEY_ID",
+    operation: "internalRevokeKey",
+    options: {},
+    required: ["key_id"],
+    positional: "key_id",
+    inputs: (v) => ({ path: { key_id: v.key_id } }),
+  },
+  "members add": {
+    usage: "members add --campaign CAMPAIGN_ID --user USER_ID --role owner|admin|player|viewer",
+    operation: "internalAddMember",
+    options: { campaign: { type: "string" }, user: { type: "string" }, role: { type: "string" } },
+    required: ["campaign", "user", "role"],
+    inputs: (v) => ({ path: { campaign_id: v.campaign }, body: { user_id: v.user, role: v.role } }),
+  },
+  "members remove": {
+    usage: "members remove --campaign CAMPAIGN_ID --user USER_ID",
+    operation: "internalRemoveMember",
+    options: { campaign: { type: "string" }, user: { type: "string" } },
+    required: ["campaign", "user"],
+    inputs: (v) => ({ path: { campaign_id: v.campaign, user_id: v.user } }),
+  },
+};
+
+const HELP = `Campaign Memory Service — operator commands
+
+  bun run cms <command> [options]
+
+${Object.values(COMMANDS)
+  .map((command) => `  ${command.usage}`)
+  .join("\n")}
+  migrate                 apply database migrations and exit
+
+Uses the same environment as the server (DATA_DIR, DATABASE_URL, CMS_ADMIN_KEY, PORT).
+With the embedded database, a running server owns DATA_DIR: the CLI then sends the command to
+that server with CMS_ADMIN_KEY, and refuses if the key is not set.`;
+
+class UsageError extends Error {}
+
+/** The CLI acts with first-party rights on its own machine. */
+const OPERATOR: Caller = { userId: "operator", keyId: "cli", scopes: ["product_write"], profile: "developer" };
+
+async function runDirect(config: Config, operation: Operation, inputs: ReturnType<Command["inputs"]>) {
+  const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
+  const database = await openDatabase(config, log);
+  try {
+    const deps = buildDeps(database.db, log);
+    return await invoke(operation, { deps, info: serviceInfo(config) }, OPERATOR, inputs);
+  } finally {
+    await database.close();
+  }
+}
+
+async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>) {
+  let path = operation.http!.path;
+  for (const [name, value] of Object.entries(inputs.path ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: operation.http!.method,
+    headers: { "x-api-key": adminKey, "content-type": "application/json" },
+    body: inputs.body ? JSON.stringify(inputs.body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (!first || first === "help" || first === "--help" || first === "-h") {
+    console.log(HELP);
+    return first ? 0 : 2;
+  }
+  const config = parseConfig(env);
+  if (first === "migrate") {
+    const database = await openDatabase(config, loggerFor(config));
+    await database.close();
+    console.log(JSON.stringify({ migrated: true, backend: config.databaseUrl ? "postgres" : "pglite" }));
+    return 0;
+  }
+  const command = COMMANDS[`${first} ${second ?? ""}`];
+  if (!command) throw new UsageError(`unknown command "${[first, second].filter(Boolean).join(" ")}"`);
+  const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: Boolean(command.positional), strict: true });
+  const given: Record<string, unknown> = { ...values };
+  if (command.positional) given[command.positional] = positionals[0];
+  const missing = command.required.filter((name) => given[name] === undefined);
+  if (missing.length) throw new UsageError(`missing ${missing.map((m) => (m === command.positional ? m.toUpperCase() : `--${m}`)).join(", ")}; usage: bun run cms ${command.usage}`);
+  const operation = OPERATIONS.find((op) => op.id === command.operation)!;
+  const inputs = command.inputs(given);
+
+  let status: number;
+  let body: unknown;
+  const holder = config.databaseUrl ? null : lockHolder(config.dataDir);
+  if (holder) {
+    if (!config.adminKey)
+      throw new UsageError(
+        `the server (process ${holder.pid}) holds ${config.dataDir}; set CMS_ADMIN_KEY to the server's admin key so the CLI can send the command to it, or stop the server first`,
+      );
+    ({ status, body } = await runRemote(`http://127.0.0.1:${holder.port ?? config.port}`, config.adminKey, operation, inputs));
+  } else {
+    const result = await runDirect(config, operation, inputs);
+    status = result.ok ? operation.http!.status : STATUS_OF[result.error.failure];
+    body = result.ok ? result.value : bodyOf(result.error);
+  }
+  if (status >= 400) {
+    const detail = (body as { detail?: unknown })?.detail;
+    console.error(`error ${status}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
+    return 1;
+  }
+  console.log(JSON.stringify(body ?? { done: true }, null, 2));
+  return 0;
+}
+
+if (import.meta.main) {
+  try {
+    process.exit(await main(process.argv.slice(2), process.env));
+  } catch (error) {
+    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof DataDirBusy || (error as Error)?.name === "TypeError";
+    console.error(`cms: ${known ? (error as Error).message : `failed: ${(error as Error)?.message ?? error}`}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { DEFAULT_FIELD_DEFINITIONS, emptyCounts, normalizeTitle, STAT_KINDS } from "../../domain/campaign.ts";
+import { isPlausibleEmail, keyPrefixOf, looksLikeApiKey, normalizeEmail, VISIBLE_KEY_CHARS } from "../../domain/identity.ts";
+import { imageUrlProblem, MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
+
+describe("campaign rules", () => {
+  test("title normalization is idempotent and never leaves outer whitespace", () => {
+    fc.assert(
+      fc.property(fc.string(), (title) => {
+        const once = normalizeTitle(title);
+        expect(normalizeTitle(once)).toBe(once);
+        expect(once).toBe(once.trim());
+      }),
+    );
+  });
+
+  test("stats start at zero for every kind", () => {
+    const counts = emptyCounts();
+    expect(Object.keys(counts).sort()).toEqual([...STAT_KINDS].sort());
+    expect(Object.values(counts).every((n) => n === 0)).toBe(true);
+  });
+
+  test("default field definitions: unique keys per kind, positions 0..n-1", () => {
+    for (const kind of ["character", "faction", "location", "item"] as const) {
+      const defs = DEFAULT_FIELD_DEFINITIONS.filter((d) => d.entity_type === kind);
+      expect(defs.length).toBeGreaterThan(0);
+      expect(new Set(defs.map((d) => d.key)).size).toBe(defs.length);
+      expect(defs.map((d) => d.position)).toEqual(defs.map((_, i) => i));
+    }
+  });
+});
+
+describe("image URLs", () => {
+  test("https with a host is accepted; http, other schemes and over-long URLs are not", () => {
+    expect(imageUrlProblem("https://example.com/a.png")).toBeNull();
+    expect(imageUrlProblem("http://example.com/a.png")).not.toBeNull();
+    expect(imageUrlProblem("ftp://example.com/a.png")).not.toBeNull();
+    expect(imageUrlProblem("https://")).not.toBeNull();
+    expect(imageUrlProblem(`https://e.com/${"a".repeat(MAX_IMAGE_URL_LENGTH)}`)).not.toBeNull();
+  });
+
+  test("any http:// URL is rejected, any short https URL with a host accepted", () => {
+    fc.assert(
+      fc.property(fc.webUrl({ validSchemes: ["http"] }), (url) => expect(imageUrlProblem(url)).not.toBeNull()),
+    );
+    fc.assert(
+      fc.property(fc.webUrl({ validSchemes: ["https"] }), (url) => {
+        fc.pre(url.length <= MAX_IMAGE_URL_LENGTH);
+        expect(imageUrlProblem(url)).toBeNull();
+      }),
+    );
+  });
+});
+
+describe("identity rules", () => {
+  test("a key's visible prefix is a short head of it", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 20, maxLength: 80 }), (key) => {
+        const prefix = keyPrefixOf(key);
+        expect(key.startsWith(prefix)).toBe(true);
+        expect(prefix.length).toBe(Math.min(VISIBLE_KEY_CHARS, key.length));
+      }),
+    );
+  });
+
+  test("key shape check rejects spaces and short strings", () => {
+    expect(looksLikeApiKey("cms_" + "a".repeat(40))).toBe(true);
+    expect(looksLikeApiKey("short")).toBe(false);
+    expect(looksLikeApiKey("cms_" + "a".repeat(20) + " x")).toBe(false);
+  });
+
+  test("email normalization is idempotent and keeps plausibility", () => {
+    fc.assert(
+      fc.property(fc.emailAddress(), (email) => {
+        const normal = normalizeEmail(email);
+        expect(normalizeEmail(normal)).toBe(normal);
+        expect(isPlausibleEmail(normal)).toBe(true);
+      }),
+    );
+  });
+});
