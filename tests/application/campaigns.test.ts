@@ -1,0 +1,62 @@
+// Use cases against a real (in-memory) record store: what a new campaign starts with, and atomicity.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createCampaign, deleteCampaign } from "../../application/campaigns.ts";
+import { CREATOR_ROLES, DEFAULT_CHARACTER_ARC, DEFAULT_FIELD_DEFINITIONS } from "../../domain/campaign.ts";
+import type { Caller } from "../../domain/identity.ts";
+import { inProcessService } from "../support/inprocess.ts";
+
+let service: Awaited<ReturnType<typeof inProcessService>>;
+let caller: Caller;
+
+beforeAll(async () => {
+  service = await inProcessService();
+  const user = await service.deps.records.users.insert({ id: service.deps.ids.next(), name: "GM", email: "gm@example.test", role: "user", created_at: new Date().toISOString() });
+  caller = { userId: user!.id, keyId: "k", scopes: [], profile: "developer" };
+});
+afterAll(() => service?.close());
+
+describe("campaign creation bootstrap", () => {
+  test("creator joins as player and admin; a GM speaker, Character Arc defaults and field definitions exist", async () => {
+    const created = await createCampaign(service.deps, caller, { title: "Bootstrapped" });
+    expect(created.ok).toBe(true);
+    if (!created.ok) return;
+    const id = created.value.id;
+    const { records } = service.deps;
+    expect((await records.members.get(id, caller.userId))?.roles).toEqual([...CREATOR_ROLES]);
+    const speakers = await records.speakers.list(id);
+    expect(speakers).toHaveLength(1);
+    expect(speakers[0]).toMatchObject({ name: "GM", user_id: caller.userId, roles: ["gm"] });
+    expect(await records.settings.getCharacterArc(id)).toEqual(DEFAULT_CHARACTER_ARC);
+    const definitions = await records.settings.listFieldDefinitions(id);
+    expect(definitions).toHaveLength(DEFAULT_FIELD_DEFINITIONS.length);
+    expect(definitions.filter((d) => d.entity_type === "character").map((d) => d.key)).toContain("class");
+  });
+
+  test("a failure part-way leaves nothing behind", async () => {
+    const { records } = service.deps;
+    const original = records.withTransaction;
+    // The record store rolls back when any step throws: simulate a failing last step.
+    records.withTransaction = (work) =>
+      original.call(records, async (tx) => {
+        const result = await work({ ...tx, settings: { ...tx.settings, insertFieldDefinitions: async () => { throw new Error("disk full"); } } });
+        return result;
+      });
+    try {
+      const before = await records.campaigns.listVisibleTo(caller.userId, {}, { page: 1, size: 100 });
+      await expect(createCampaign(service.deps, caller, { title: "Half" })).rejects.toThrow("disk full");
+      const after = await records.campaigns.listVisibleTo(caller.userId, {}, { page: 1, size: 100 });
+      expect(after.total).toBe(before.total);
+    } finally {
+      records.withTransaction = original;
+    }
+  });
+
+  test("deleting removes the campaign's bootstrap rows too", async () => {
+    const created = await createCampaign(service.deps, caller, { title: "Short-lived" });
+    if (!created.ok) throw new Error("create failed");
+    expect((await deleteCampaign(service.deps, caller, created.value.id)).ok).toBe(true);
+    expect(await service.deps.records.speakers.list(created.value.id)).toEqual([]);
+    expect(await service.deps.records.settings.listFieldDefinitions(created.value.id)).toEqual([]);
+    expect(await service.deps.records.members.get(created.value.id, caller.userId)).toBeNull();
+  });
+});

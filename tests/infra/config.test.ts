@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CONFIG_VARIABLES, ConfigError, parseConfig, redactUrl } from "../../infra/config.ts";
+import { PROJECT_ROOT } from "../support/server.ts";
+
+describe("configuration", () => {
+  test("defaults: port 8000, ./data, embedded database, info logs", () => {
+    const config = parseConfig({}, "/srv/cms");
+    expect(config).toMatchObject({ port: 8000, dataDir: "/srv/cms/data", databaseUrl: null, adminKey: null, publicBaseUrl: "http://localhost:8000", logLevel: "info" });
+  });
+
+  test("every variable is read", () => {
+    const config = parseConfig({
+      PORT: "9001",
+      HOST: "127.0.0.1",
+      DATA_DIR: "/tmp/x",
+      DATABASE_URL: "postgresql://u:p@db:5432/cms",
+      DATABASE_POOL_SIZE: "32",
+      CMS_ADMIN_KEY: "k".repeat(40),
+      PUBLIC_BASE_URL: "https://cms.example.com/",
+      LOG_LEVEL: "WARN",
+      CMS_ENV: "production",
+    });
+    expect(config).toEqual({
+      port: 9001,
+      host: "127.0.0.1",
+      dataDir: "/tmp/x",
+      databaseUrl: "postgresql://u:p@db:5432/cms",
+      databasePoolSize: 32,
+      adminKey: "k".repeat(40),
+      publicBaseUrl: "https://cms.example.com",
+      logLevel: "warn",
+      environment: "production",
+    });
+  });
+
+  test.each([
+    [{ PORT: "abc" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ PORT: "80.5" }, "PORT"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+    [{ CMS_ADMIN_KEY: "short" }, "CMS_ADMIN_KEY"],
+    [{ CMS_ADMIN_KEY: "has spaces".repeat(5) }, "CMS_ADMIN_KEY"],
+    [{ PUBLIC_BASE_URL: "not a url" }, "PUBLIC_BASE_URL"],
+    [{ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+  ] as [Record<string, string>, string][])("a wrong %p is refused naming %s", (env, name) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(name);
+  });
+
+  test("a database password never appears in an error", () => {
+    expect(redactUrl("postgres://user:hunter2@db/x")).toBe("postgres://user:***@db/x");
+    try {
+      parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" });
+      throw new Error("should have failed");
+    } catch (error) {
+      expect((error as Error).message).not.toContain("hunter2");
+    }
+  });
+
+  test("the README's configuration table lists every variable with its default", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+    for (const variable of CONFIG_VARIABLES) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| \`${variable.name}\``));
+      expect(row).toBeDefined();
+      expect(row).toContain(variable.default);
+    }
+  });
+});

@@ -1,0 +1,129 @@
+// The service and the CLI as a user runs them: start-up errors, the data-folder lock, operator commands.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { client } from "../support/client.ts";
+import { freePort, PROJECT_ROOT, randomAdminKey, startServer } from "../support/server.ts";
+
+const bun = process.execPath;
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "cms-proc-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+const run = (args: string[], env: Record<string, string>) => {
+  const result = Bun.spawnSync([bun, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env } });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+};
+const cli = (args: string[], env: Record<string, string>) => run(["infra/cli.ts", ...args], env);
+
+describe("start-up", () => {
+  test("a wrong setting stops the process with one line naming it", () => {
+    const result = run(["infra/main.ts"], { PORT: "not-a-port", DATA_DIR: tempDir() });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("PORT");
+    expect(result.stderr).not.toContain("    at ");
+  });
+
+  test("a second server on the same embedded data folder is refused, the first keeps working", async () => {
+    const dataDir = tempDir();
+    const first = await startServer({}, { keepDataDir: dataDir });
+    try {
+      const second = run(["infra/main.ts"], { PORT: String(freePort()), DATA_DIR: dataDir });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain("in use by process");
+      expect((await fetch(`${first.url}/health/database`)).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("data survives a restart (embedded database on disk)", async () => {
+    const dataDir = tempDir();
+    const adminKey = randomAdminKey();
+    const first = await startServer({ CMS_ADMIN_KEY: adminKey }, { keepDataDir: dataDir });
+    const user = await client(first.url, adminKey).post("/internal/v1/users", { name: "Persistent", email: "p@example.test" });
+    await first.stop();
+    const second = await startServer({ CMS_ADMIN_KEY: adminKey }, { keepDataDir: dataDir });
+    try {
+      const key = await client(second.url, adminKey).post(`/internal/v1/users/${user.body.id}/keys`, {});
+      expect(key.status).toBe(201);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("changing CMS_ADMIN_KEY retires the old admin key", async () => {
+    const dataDir = tempDir();
+    const oldKey = randomAdminKey();
+    const first = await startServer({ CMS_ADMIN_KEY: oldKey }, { keepDataDir: dataDir });
+    await first.stop();
+    const newKey = randomAdminKey();
+    const second = await startServer({ CMS_ADMIN_KEY: newKey }, { keepDataDir: dataDir });
+    try {
+      expect((await client(second.url, newKey).post("/internal/v1/users", { name: "A", email: "a@example.test" })).status).toBe(201);
+      expect((await client(second.url, oldKey).post("/internal/v1/users", { name: "B", email: "b@example.test" })).status).toBe(401);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe("operator CLI", () => {
+  test("on a stopped embedded database: create a user, issue a key the server then accepts, revoke it", async () => {
+    const dataDir = tempDir();
+    const created = cli(["users", "create", "--name", "Grog", "--email", "grog@example.test"], { DATA_DIR: dataDir });
+    expect(created.code).toBe(0);
+    const user = JSON.parse(created.stdout);
+    expect(user).toMatchObject({ name: "Grog", email: "grog@example.test" });
+    const issued = cli(["keys", "issue", "--user", user.id], { DATA_DIR: dataDir });
+    expect(issued.code).toBe(0);
+    const key = JSON.parse(issued.stdout);
+
+    const server = await startServer({}, { keepDataDir: dataDir });
+    try {
+      expect((await client(server.url, key.key).get("/v1/users/me")).body.name).toBe("Grog");
+    } finally {
+      await server.stop();
+    }
+    expect(cli(["keys", "revoke", key.id], { DATA_DIR: dataDir }).code).toBe(0);
+    const listed = JSON.parse(cli(["keys", "list", "--user", user.id], { DATA_DIR: dataDir }).stdout);
+    expect(listed.data[0].revoked_at).not.toBeNull();
+  });
+
+  test("while a server holds the embedded database: goes through the server with the admin key, refuses without it", async () => {
+    const dataDir = tempDir();
+    const server = await startServer({}, { keepDataDir: dataDir });
+    try {
+      const refused = cli(["users", "create", "--name", "Pike", "--email", "pike@example.test"], { DATA_DIR: dataDir, CMS_ADMIN_KEY: "" });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("CMS_ADMIN_KEY");
+      const viaServer = cli(["users", "create", "--name", "Pike", "--email", "pike@example.test"], { DATA_DIR: dataDir, CMS_ADMIN_KEY: server.adminKey });
+      expect(viaServer.code).toBe(0);
+      const user = JSON.parse(viaServer.stdout);
+      const member = cli(["members", "add", "--campaign", "nope", "--user", user.id, "--role", "viewer"], { DATA_DIR: dataDir, CMS_ADMIN_KEY: server.adminKey });
+      expect(member.code).toBe(1);
+      expect(member.stderr).toContain("Campaign not found");
+      expect((await fetch(`${server.url}/health/database`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("usage errors are one clear line", () => {
+    const dataDir = tempDir();
+    const missing = cli(["users", "create", "--name", "X"], { DATA_DIR: dataDir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("--email");
+    const unknown = cli(["frobnicate"], { DATA_DIR: dataDir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command");
+    expect(cli(["--help"], { DATA_DIR: dataDir }).stdout).toContain("members add");
+  });
+});
