@@ -83,6 +83,18 @@ export async function revokeKey(deps: Deps, caller: Caller, keyId: string): Prom
   return revoked ? ok(null) : fail("not_found", "API key not found");
 }
 
+/** Rotation: a new key with the same owner and scopes; the old one stops working in the same transaction. */
+export async function rotateKey(deps: Deps, caller: Caller, keyId: string): Promise<Result<IssuedKey>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  return deps.records.withTransaction(async (tx): Promise<Result<IssuedKey>> => {
+    const old = await tx.apiKeys.get(keyId);
+    if (!old || old.revoked_at) return fail("not_found", "API key not found");
+    if (!(await tx.apiKeys.revoke(keyId, nowIso(deps)))) return fail("not_found", "API key not found");
+    return ok(await mintKeyFor({ ...deps, records: { ...deps.records, apiKeys: tx.apiKeys } }, old.user_id, old.scopes));
+  });
+}
+
 export async function listKeys(deps: Deps, caller: Caller, userId: string): Promise<Result<ApiKeyRecord[]>> {
   const allowed = requireFirstParty(caller);
   if (!allowed.ok) return allowed;

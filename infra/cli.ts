@@ -49,6 +49,14 @@ const COMMANDS: Record<string, Command> = {
     positional: "key_id",
     inputs: (v) => ({ path: { key_id: v.key_id } }),
   },
+  "keys rotate": {
+    usage: "keys rotate KEY_ID",
+    operation: "internalRotateKey",
+    options: {},
+    required: ["key_id"],
+    positional: "key_id",
+    inputs: (v) => ({ path: { key_id: v.key_id } }),
+  },
   "members add": {
     usage: "members add --campaign CAMPAIGN_ID --user USER_ID --role owner|admin|player|viewer",
     operation: "internalAddMember",

@@ -74,6 +74,18 @@ export const identityOperations = defineOperations([
     run: ({ deps, caller }, { path }) => identity.revokeKey(deps, caller, path.key_id),
   },
   {
+    id: "internalRotateKey",
+    summary: "Rotate an API key",
+    description: `${FIRST_PARTY} Issues a new key with the same owner and scopes and revokes the old one, atomically. The new key is shown only in this response.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/keys/{key_id}/rotate", status: 201 },
+    input: { path: Type.Object({ key_id: S.Id() }) },
+    output: S.IssuedKey,
+    run: ({ deps, caller }, { path }) => identity.rotateKey(deps, caller, path.key_id),
+  },
+  {
     id: "internalAddMember",
     summary: "Add a campaign member",
     description: `${FIRST_PARTY} Adds a user to a campaign with a role, or changes their role. Role owner hands the campaign over; the previous owner stays as admin.`,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createCampaign, deleteCampaign } from "../../application/campaigns.ts";
 import { CREATOR_ROLES, DEFAULT_CHARACTER_ARC, DEFAULT_FIELD_DEFINITIONS } from "../../domain/campaign.ts";
 import type { Caller } from "../../domain/identity.ts";
+import type { Repositories } from "../../ports/records.ts";
 import { inProcessService } from "../support/inprocess.ts";
 
 let service: Awaited<ReturnType<typeof inProcessService>>;
@@ -36,11 +37,10 @@ describe("campaign creation bootstrap", () => {
     const { records } = service.deps;
     const original = records.withTransaction;
     // The record store rolls back when any step throws: simulate a failing last step.
-    records.withTransaction = (work) =>
-      original.call(records, async (tx) => {
-        const result = await work({ ...tx, settings: { ...tx.settings, insertFieldDefinitions: async () => { throw new Error("disk full"); } } });
-        return result;
-      });
+    records.withTransaction = ((work: (tx: Repositories) => Promise<unknown>) =>
+      original.call(records, (tx) =>
+        work({ ...tx, settings: { ...tx.settings, insertFieldDefinitions: async () => { throw new Error("disk full"); } } }),
+      )) as typeof original;
     try {
       const before = await records.campaigns.listVisibleTo(caller.userId, {}, { page: 1, size: 100 });
       await expect(createCampaign(service.deps, caller, { title: "Half" })).rejects.toThrow("disk full");

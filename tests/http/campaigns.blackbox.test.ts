@@ -116,6 +116,17 @@ for (const backend of backends) {
         expect((await alice.api.get("/v1/campaigns")).status).toBe(200);
       });
 
+      test("rotation: the new key works, the old one stops, in one step", async () => {
+        const first = await admin.post(`/internal/v1/users/${bob.id}/keys`, {});
+        const rotated = await admin.post(`/internal/v1/keys/${first.body.id}/rotate`);
+        expect(rotated.status).toBe(201);
+        expect(rotated.body.key).not.toBe(first.body.key);
+        expect(rotated.body.user_id).toBe(bob.id);
+        expect((await client(server.url, first.body.key).get("/v1/users/me")).status).toBe(401);
+        expect((await client(server.url, rotated.body.key).get("/v1/users/me")).body.id).toBe(bob.id);
+        expect((await admin.post(`/internal/v1/keys/${first.body.id}/rotate`)).status).toBe(404);
+      });
+
       test("first-party routes need product_write", async () => {
         const reply = await alice.api.post("/internal/v1/users", { name: "Mallory", email: "m@example.test" });
         expect(reply.status).toBe(403);
