@@ -1,5 +1,6 @@
 // What the application needs from a record store. No SQL or driver types cross this line.
 import type { Campaign, CampaignChanges, CharacterArcSettings, FieldDefinitionDraft, StatKind } from "../domain/campaign.ts";
+import type { Character, CharacterType, Entity, EntityKind, Link, LinkFromType, LinkToType } from "../domain/compendium.ts";
 import type { User, UserRole } from "../domain/identity.ts";
 import type { PageRequest } from "../domain/pagination.ts";
 
@@ -96,8 +97,138 @@ export interface Speaker {
 }
 
 export interface SpeakerRepository {
-  insert(speaker: Speaker): Promise<Speaker>;
+  /** Returns null when the campaign already has a speaker of that name. */
+  insert(speaker: Speaker): Promise<Speaker | null>;
+  get(id: string): Promise<Speaker | null>;
   list(campaignId: string): Promise<Speaker[]>;
+}
+
+export interface CharacterFilters {
+  search?: string;
+  type?: CharacterType;
+  approvedOnly: boolean;
+}
+
+export interface CharacterRepository {
+  insert(character: Character): Promise<void>;
+  /** Writes every field of an existing character. */
+  replace(character: Character): Promise<void>;
+  get(id: string): Promise<Character | null>;
+  list(campaignId: string, filters: CharacterFilters, page: PageRequest): Promise<Listing<Character>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface EntityRepository {
+  insert(entity: Entity): Promise<void>;
+  replace(entity: Entity): Promise<void>;
+  get(id: string): Promise<Entity | null>;
+  list(campaignId: string, kind: EntityKind, filters: { search?: string }, page: PageRequest): Promise<Listing<Entity>>;
+  /** Parent of each location on the way up from `id` (for cycle checks). */
+  ancestry(id: string): Promise<Map<string, string | null>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface LinkFilters {
+  to_id?: string;
+  from_id?: string;
+  to_type?: string;
+  from_type?: string;
+  alias?: string;
+}
+
+export type LinkOrigin = "api" | "wikilink";
+
+export interface LinkRepository {
+  /** Insert, or replace the link with the same source and alias key. */
+  upsert(link: Link & { alias_key: string; origin: LinkOrigin }): Promise<Link>;
+  get(id: string): Promise<Link | null>;
+  list(campaignId: string, filters: LinkFilters, page: PageRequest): Promise<Listing<Link>>;
+  /** Returns null when another link of the same source already has that alias. */
+  updateAlias(id: string, alias: string, aliasKey: string): Promise<Link | null | "conflict">;
+  delete(id: string): Promise<boolean>;
+  /** Removes every link from or to a record. */
+  deleteTouching(recordId: string): Promise<number>;
+  /** Drops the wikilink-made links of a source whose alias keys are not in `keep`. */
+  pruneWikilinks(fromType: LinkFromType, fromId: string, keep: string[]): Promise<number>;
+  listTo(campaignId: string, toId: string): Promise<Link[]>;
+  retarget(linkIds: string[], toType: LinkToType, toId: string): Promise<void>;
+}
+
+/** A record any link may point at or come from, as far as links need to know it. */
+export interface RecordRef {
+  type: LinkFromType | LinkToType;
+  id: string;
+  campaign_id: string;
+  name: string;
+  aliases?: string[];
+}
+
+/** A text field that may hold wikilinks, and the link source it syncs as. */
+export interface TextSource {
+  sourceType: LinkFromType;
+  sourceId: string;
+  /** Table-level address of the field, for writing it back. */
+  field: string;
+  text: string;
+}
+
+export interface LookupRepository {
+  /** Any record by link type and id, with its campaign. */
+  findRecord(type: string, id: string): Promise<RecordRef | null>;
+  /** Characters, factions, locations and items of a campaign answering to one of these alias keys. */
+  resolveNames(campaignId: string, keys: string[]): Promise<RecordRef[]>;
+  /** Every wikilink-bearing text of a campaign containing `needle` (case-insensitive). */
+  textsMentioning(campaignId: string, needle: string): Promise<TextSource[]>;
+  writeText(source: TextSource, text: string, at: string): Promise<void>;
+}
+
+export interface SearchDocument {
+  campaign_id: string;
+  doc_type: string;
+  doc_id: string;
+  title: string;
+  body: string;
+  facets?: Record<string, unknown>;
+}
+
+export interface SearchHit {
+  doc_type: string;
+  doc_id: string;
+  title: string;
+  snippet: string;
+  score: number;
+}
+
+export interface SearchIndex {
+  upsert(document: SearchDocument, at: string): Promise<void>;
+  remove(docType: string, docId: string): Promise<void>;
+  /** Ranked hits per document type, at most `perType` each; full text first, trigram similarity for misspellings. */
+  search(campaignId: string, query: string, docTypes: string[], perType: number): Promise<Map<string, SearchHit[]>>;
+}
+
+export type TaskStatus = "queued" | "running" | "succeeded" | "failed";
+
+export interface Task {
+  id: string;
+  campaign_id: string | null;
+  kind: string;
+  status: TaskStatus;
+  payload: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  attempts: number;
+  created_by: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface TaskRepository {
+  insert(task: Pick<Task, "id" | "campaign_id" | "kind" | "payload" | "created_by" | "created_at">): Promise<Task>;
+  get(id: string): Promise<Task | null>;
+  /** Takes the oldest ready task (queued, or running with an expired lease) so no other worker does. */
+  claim(at: string, leaseUntil: string): Promise<Task | null>;
+  finish(id: string, status: "succeeded" | "failed", result: Record<string, unknown> | null, error: string | null, at: string): Promise<void>;
 }
 
 export interface FieldDefinition extends FieldDefinitionDraft {
@@ -120,6 +251,12 @@ export interface Repositories {
   members: MemberRepository;
   speakers: SpeakerRepository;
   settings: CampaignSettingsRepository;
+  characters: CharacterRepository;
+  entities: EntityRepository;
+  links: LinkRepository;
+  lookup: LookupRepository;
+  search: SearchIndex;
+  tasks: TaskRepository;
 }
 
 export interface StoreHealth {

@@ -1,5 +1,6 @@
 // One small interface over postgres.js and PGlite, so every query is written once.
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
 
 export type Row = Record<string, unknown>;
@@ -44,7 +45,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
 
 /** `dataDir` null keeps the database in memory (tests). */
 export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
-  const db = await PGlite.create(dataDir ?? undefined);
+  const db = await PGlite.create(dataDir ?? undefined, { extensions: { pg_trgm } });
   type PgliteRunner = Pick<PGlite, "query" | "exec">;
   const executorOf = (runner: PgliteRunner): SqlExecutor => ({
     query: async <T>(text: string, params: readonly unknown[] = []) =>

@@ -17,15 +17,9 @@ import type {
   SpeakerRepository,
   UserRepository,
 } from "../../ports/records.ts";
+import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
 import { migrationStatus } from "./migrate.ts";
-
-const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
-const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
-const str = (value: unknown): string => String(value);
-const strOrNull = (value: unknown): string | null => (value == null ? null : String(value));
-const json = (value: unknown): string => JSON.stringify(value);
-const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 
 const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown): boolean =>
@@ -184,7 +178,7 @@ function campaigns(db: SqlExecutor): CampaignRepository {
         where.push(`c.owner_id = $${params.length}`);
       }
       if (filters.search) {
-        params.push(`%${filters.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+        params.push(likePattern(filters.search));
         where.push(`(c.title ilike $${params.length} or c.description ilike $${params.length})`);
       }
       const filter = where.join(" and ");
@@ -219,9 +213,18 @@ function campaigns(db: SqlExecutor): CampaignRepository {
       const rows = await db.query(`delete from campaigns where id = $1 returning id`, [id]);
       return rows.length > 0;
     },
-    async counts() {
-      // The compendium and session kinds arrive with their own tables; until then they count zero.
-      return emptyCounts();
+    async counts(id) {
+      // Kinds whose tables do not exist yet (sessions, beats, moments) count zero.
+      const [row] = await db.query(
+        `select (select count(*)::int from characters where campaign_id = $1) as characters,
+                (select count(*)::int from entities where campaign_id = $1 and kind = 'faction') as factions,
+                (select count(*)::int from entities where campaign_id = $1 and kind = 'location') as locations,
+                (select count(*)::int from entities where campaign_id = $1 and kind = 'item') as items`,
+        [id],
+      );
+      const counts = emptyCounts();
+      for (const kind of ["characters", "factions", "locations", "items"] as const) counts[kind] = Number(row?.[kind] ?? 0);
+      return counts;
     },
   };
 }
@@ -256,10 +259,15 @@ function speakers(db: SqlExecutor): SpeakerRepository {
     async insert(s) {
       const [row] = await db.query(
         `insert into speakers (id, campaign_id, name, handle, user_id, roles, created_at)
-         values ($1, $2, $3, $4, $5, $6::text::jsonb, $7::timestamptz) returning *`,
+         values ($1, $2, $3, $4, $5, $6::text::jsonb, $7::timestamptz)
+         on conflict (campaign_id, lower(name)) do nothing returning *`,
         [s.id, s.campaign_id, s.name, s.handle, s.user_id, json(s.roles), s.created_at],
       );
-      return toSpeaker(row!);
+      return row ? toSpeaker(row) : null;
+    },
+    async get(id) {
+      const [row] = await db.query(`select * from speakers where id = $1`, [id]);
+      return row ? toSpeaker(row) : null;
     },
     async list(campaignId) {
       const rows = await db.query(`select * from speakers where campaign_id = $1 order by created_at, id`, [campaignId]);
@@ -321,6 +329,12 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   members: members(db),
   speakers: speakers(db),
   settings: settings(db),
+  characters: characters(db),
+  entities: entities(db),
+  links: links(db),
+  lookup: lookup(db),
+  search: searchIndex(db),
+  tasks: tasks(db),
 });
 
 export function sqlRecordStore(db: SqlDatabase): RecordStore {

@@ -1,0 +1,453 @@
+// Record ports for the compendium, links, search and tasks on SQL.
+import { characterSearchText, entitySearchText, type Character, type CharacterType, type Entity, type EntityKind, type Link, type LinkFromType, type LinkToType } from "../../domain/compendium.ts";
+import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
+import type {
+  CharacterRepository,
+  EntityRepository,
+  LinkRepository,
+  Listing,
+  LookupRepository,
+  RecordRef,
+  SearchHit,
+  SearchIndex,
+  Task,
+  TaskRepository,
+  TextSource,
+} from "../../ports/records.ts";
+import type { Row, SqlExecutor } from "./database.ts";
+
+export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
+export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
+export const str = (value: unknown): string => String(value);
+export const strOrNull = (value: unknown): string | null => (value == null ? null : String(value));
+export const json = (value: unknown): string => JSON.stringify(value);
+export const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+/** Runs a paged query that counts with a window function; asks again only for a page past the end. */
+async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
+  const limitAt = params.length + 1;
+  const rows = await db.query(
+    `select ${select}, count(*) over ()::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
+    [...params, page.size, offsetOf(page)],
+  );
+  let total = rows.length ? Number(rows[0]!.total_count) : 0;
+  if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
+  return { rows, total };
+}
+
+/** Matches full text, substring, or trigram similarity (misspellings); ranks in that spirit. */
+const searchClause = (column: string, q: number, like: number) => ({
+  where: `(to_tsvector('simple', ${column}) @@ websearch_to_tsquery('simple', $${q}) or ${column} ilike $${like} or ${column} % $${q} or $${q} <% ${column})`,
+  rank: `((${column} ilike $${like})::int + word_similarity($${q}, ${column}) + ts_rank(to_tsvector('simple', ${column}), websearch_to_tsquery('simple', $${q}))) desc`,
+});
+
+const toCharacter = (row: Row): Character => ({
+  id: str(row.id),
+  campaign_id: str(row.campaign_id),
+  character_name: str(row.character_name),
+  character_aliases: jsonArray(row.character_aliases),
+  player_name: strOrNull(row.player_name),
+  player_handle: strOrNull(row.player_handle),
+  speaker_id: strOrNull(row.speaker_id),
+  description: strOrNull(row.description),
+  backstory: strOrNull(row.backstory),
+  type: str(row.type) as CharacterType,
+  image: strOrNull(row.image),
+  tcg_image: strOrNull(row.tcg_image),
+  approved: Boolean(row.approved),
+  merge: Boolean(row.merge),
+  created_at: iso(row.created_at),
+  updated_at: isoOrNull(row.updated_at),
+});
+
+const CHARACTER_COLUMNS = `c.id, c.campaign_id, c.character_name, c.character_aliases, c.player_name, c.player_handle, c.speaker_id,
+  c.description, c.backstory, c.type, c.image, c.tcg_image, c.approved, c.merge, c.created_at, c.updated_at`;
+
+const characterParams = (c: Character) => [
+  c.id,
+  c.campaign_id,
+  c.character_name,
+  json(c.character_aliases),
+  c.player_name,
+  c.player_handle,
+  c.speaker_id,
+  c.description,
+  c.backstory,
+  c.type,
+  c.image,
+  c.tcg_image,
+  c.approved,
+  c.merge,
+  characterSearchText(c),
+  c.created_at,
+  c.updated_at,
+];
+
+export function characters(db: SqlExecutor): CharacterRepository {
+  return {
+    async insert(c) {
+      await db.query(
+        `insert into characters (id, campaign_id, character_name, character_aliases, player_name, player_handle, speaker_id, description,
+           backstory, type, image, tcg_image, approved, merge, search_text, created_at, updated_at)
+         values ($1, $2, $3, $4::text::jsonb, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::timestamptz, $17::timestamptz)`,
+        characterParams(c),
+      );
+    },
+    async replace(c) {
+      await db.query(
+        `update characters set campaign_id = $2, character_name = $3, character_aliases = $4::text::jsonb, player_name = $5, player_handle = $6,
+           speaker_id = $7, description = $8, backstory = $9, type = $10, image = $11, tcg_image = $12, approved = $13, merge = $14,
+           search_text = $15, created_at = $16::timestamptz, updated_at = $17::timestamptz
+         where id = $1`,
+        characterParams(c),
+      );
+    },
+    async get(id) {
+      const [row] = await db.query(`select ${CHARACTER_COLUMNS} from characters c where c.id = $1`, [id]);
+      return row ? toCharacter(row) : null;
+    },
+    async list(campaignId, filters, page) {
+      const params: unknown[] = [campaignId];
+      const where = [`c.campaign_id = $1`];
+      let order = `c.created_at desc, c.id desc`;
+      if (filters.type) {
+        params.push(filters.type);
+        where.push(`c.type = $${params.length}`);
+      }
+      if (filters.approvedOnly) where.push(`c.approved`);
+      if (filters.search) {
+        params.push(filters.search, likePattern(filters.search));
+        const clause = searchClause("c.search_text", params.length - 1, params.length);
+        where.push(clause.where);
+        order = `${clause.rank}, ${order}`;
+      }
+      const { rows, total } = await paged(db, CHARACTER_COLUMNS, `from characters c where ${where.join(" and ")}`, order, params, page);
+      return { rows: rows.map(toCharacter), total };
+    },
+    async delete(id) {
+      return (await db.query(`delete from characters where id = $1 returning id`, [id])).length > 0;
+    },
+  };
+}
+
+const ENTITY_COLUMNS = `e.id, e.campaign_id, e.kind, e.name, e.aliases, e.description, e.type, e.image, e.tcg_image, e.parent_id, e.merge, e.created_at, e.updated_at`;
+
+const toEntity = (row: Row): Entity => ({
+  id: str(row.id),
+  campaign_id: str(row.campaign_id),
+  kind: str(row.kind) as EntityKind,
+  name: str(row.name),
+  aliases: jsonArray(row.aliases),
+  description: strOrNull(row.description),
+  type: strOrNull(row.type),
+  image: strOrNull(row.image),
+  tcg_image: strOrNull(row.tcg_image),
+  parent_id: strOrNull(row.parent_id),
+  merge: Boolean(row.merge),
+  created_at: iso(row.created_at),
+  updated_at: isoOrNull(row.updated_at),
+});
+
+const entityParams = (e: Entity) => [
+  e.id,
+  e.campaign_id,
+  e.kind,
+  e.name,
+  json(e.aliases),
+  e.description,
+  e.type,
+  e.image,
+  e.tcg_image,
+  e.parent_id,
+  e.merge,
+  entitySearchText(e),
+  e.created_at,
+  e.updated_at,
+];
+
+export function entities(db: SqlExecutor): EntityRepository {
+  return {
+    async insert(e) {
+      await db.query(
+        `insert into entities (id, campaign_id, kind, name, aliases, description, type, image, tcg_image, parent_id, merge, search_text, created_at, updated_at)
+         values ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9, $10, $11, $12, $13::timestamptz, $14::timestamptz)`,
+        entityParams(e),
+      );
+    },
+    async replace(e) {
+      await db.query(
+        `update entities set campaign_id = $2, kind = $3, name = $4, aliases = $5::text::jsonb, description = $6, type = $7, image = $8,
+           tcg_image = $9, parent_id = $10, merge = $11, search_text = $12, created_at = $13::timestamptz, updated_at = $14::timestamptz
+         where id = $1`,
+        entityParams(e),
+      );
+    },
+    async get(id) {
+      const [row] = await db.query(`select ${ENTITY_COLUMNS} from entities e where e.id = $1`, [id]);
+      return row ? toEntity(row) : null;
+    },
+    async list(campaignId, kind, filters, page) {
+      const params: unknown[] = [campaignId, kind];
+      const where = [`e.campaign_id = $1`, `e.kind = $2`];
+      let order = `e.created_at desc, e.id desc`;
+      if (filters.search) {
+        params.push(filters.search, likePattern(filters.search));
+        const clause = searchClause("e.search_text", params.length - 1, params.length);
+        where.push(clause.where);
+        order = `${clause.rank}, ${order}`;
+      }
+      const { rows, total } = await paged(db, ENTITY_COLUMNS, `from entities e where ${where.join(" and ")}`, order, params, page);
+      return { rows: rows.map(toEntity), total };
+    },
+    async ancestry(id) {
+      const rows = await db.query(
+        `with recursive up(id, parent_id, depth) as (
+           select id, parent_id, 0 from entities where id = $1
+           union all
+           select e.id, e.parent_id, up.depth + 1 from entities e join up on e.id = up.parent_id where up.depth < 10000
+         ) cycle id set looped using path
+         select id, parent_id from up`,
+        [id],
+      );
+      return new Map(rows.map((row) => [str(row.id), strOrNull(row.parent_id)]));
+    },
+    async delete(id) {
+      return (await db.query(`delete from entities where id = $1 returning id`, [id])).length > 0;
+    },
+  };
+}
+
+const LINK_COLUMNS = `l.id, l.campaign_id, l.from_id, l.from_type, l.to_id, l.to_type, l.alias, l.created_at`;
+const toLink = (row: Row): Link => ({
+  id: str(row.id),
+  campaign_id: str(row.campaign_id),
+  from_id: str(row.from_id),
+  from_type: str(row.from_type) as LinkFromType,
+  to_id: str(row.to_id),
+  to_type: str(row.to_type) as LinkToType,
+  alias: str(row.alias),
+  created_at: iso(row.created_at),
+});
+
+export function links(db: SqlExecutor): LinkRepository {
+  return {
+    async upsert(link) {
+      const [row] = await db.query(
+        `insert into links as l (id, campaign_id, from_id, from_type, to_id, to_type, alias, alias_key, origin, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz)
+         on conflict (from_type, from_id, alias_key) do update
+           set to_id = excluded.to_id, to_type = excluded.to_type, alias = excluded.alias, origin = excluded.origin
+         returning ${LINK_COLUMNS}`,
+        [link.id, link.campaign_id, link.from_id, link.from_type, link.to_id, link.to_type, link.alias, link.alias_key, link.origin, link.created_at],
+      );
+      return toLink(row!);
+    },
+    async get(id) {
+      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1`, [id]);
+      return row ? toLink(row) : null;
+    },
+    async list(campaignId, filters, page) {
+      const params: unknown[] = [campaignId];
+      const where = [`l.campaign_id = $1`];
+      for (const column of ["to_id", "from_id", "to_type", "from_type"] as const) {
+        if (filters[column] === undefined) continue;
+        params.push(filters[column]);
+        where.push(`l.${column} = $${params.length}`);
+      }
+      if (filters.alias !== undefined) {
+        params.push(filters.alias.trim().toLowerCase().replace(/\s+/g, " "));
+        where.push(`l.alias_key = $${params.length}`);
+      }
+      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.join(" and ")}`, `l.created_at desc, l.id desc`, params, page);
+      return { rows: rows.map(toLink), total };
+    },
+    async updateAlias(id, alias, aliasKey) {
+      try {
+        const [row] = await db.query(`update links l set alias = $2, alias_key = $3 where l.id = $1 returning ${LINK_COLUMNS}`, [id, alias, aliasKey]);
+        return row ? toLink(row) : null;
+      } catch (error) {
+        if ((error as { code?: string }).code === "23505") return "conflict";
+        throw error;
+      }
+    },
+    async delete(id) {
+      return (await db.query(`delete from links where id = $1 returning id`, [id])).length > 0;
+    },
+    async deleteTouching(recordId) {
+      return (await db.query(`delete from links where from_id = $1 or to_id = $1 returning id`, [recordId])).length;
+    },
+    async pruneWikilinks(fromType, fromId, keep) {
+      const rows = await db.query(
+        `delete from links where from_type = $1 and from_id = $2 and origin = 'wikilink'
+           and not (alias_key = any (select jsonb_array_elements_text($3::text::jsonb))) returning id`,
+        [fromType, fromId, json(keep)],
+      );
+      return rows.length;
+    },
+    async listTo(campaignId, toId) {
+      const rows = await db.query(`select ${LINK_COLUMNS} from links l where l.campaign_id = $1 and l.to_id = $2 order by l.created_at`, [campaignId, toId]);
+      return rows.map(toLink);
+    },
+    async retarget(linkIds, toType, toId) {
+      if (!linkIds.length) return;
+      await db.query(`update links set to_type = $2, to_id = $3 where id = any (select jsonb_array_elements_text($1::text::jsonb))`, [json(linkIds), toType, toId]);
+    },
+  };
+}
+
+const ENTITY_TYPE_NAMES: Record<string, EntityKind> = { Faction: "faction", Location: "location", Item: "item" };
+
+/** Text fields that hold wikilinks, per table: [link source type, table, id column, text column]. */
+const TEXT_FIELDS: [LinkFromType, string, string][] = [
+  ["Character", "characters", "description"],
+  ["Backstory", "characters", "backstory"],
+  ["World", "campaigns", "summary"],
+];
+
+export function lookup(db: SqlExecutor): LookupRepository {
+  return {
+    async findRecord(type, id) {
+      let row: Row | undefined;
+      if (type === "Character" || type === "Backstory") {
+        [row] = await db.query(`select id, campaign_id, character_name as name from characters where id = $1`, [id]);
+      } else if (ENTITY_TYPE_NAMES[type]) {
+        [row] = await db.query(`select id, campaign_id, name from entities where id = $1 and kind = $2`, [id, ENTITY_TYPE_NAMES[type]]);
+      } else if (type === "World") {
+        [row] = await db.query(`select id, id as campaign_id, title as name from campaigns where id = $1`, [id]);
+      }
+      return row ? { type: type as RecordRef["type"], id: str(row.id), campaign_id: str(row.campaign_id), name: str(row.name) } : null;
+    },
+    async resolveNames(campaignId, keys) {
+      if (!keys.length) return [];
+      const rows = await db.query(
+        `with wanted as (select jsonb_array_elements_text($2::text::jsonb) as key)
+         select 'Character' as type, c.id, c.character_name as name, c.character_aliases as aliases, c.created_at
+           from characters c where c.campaign_id = $1
+            and (lower(c.character_name) in (select key from wanted)
+                 or exists (select 1 from jsonb_array_elements_text(c.character_aliases) a where lower(a) in (select key from wanted)))
+         union all
+         select initcap(e.kind), e.id, e.name, e.aliases, e.created_at
+           from entities e where e.campaign_id = $1
+            and (lower(e.name) in (select key from wanted)
+                 or exists (select 1 from jsonb_array_elements_text(e.aliases) a where lower(a) in (select key from wanted)))
+         order by created_at`,
+        [campaignId, json(keys)],
+      );
+      return rows.map((row) => ({ type: str(row.type) as RecordRef["type"], id: str(row.id), campaign_id: campaignId, name: str(row.name), aliases: jsonArray(row.aliases) }));
+    },
+    async textsMentioning(campaignId, needle) {
+      const sources: TextSource[] = [];
+      const pattern = likePattern(needle);
+      for (const [sourceType, table, column] of TEXT_FIELDS) {
+        const campaignColumn = table === "campaigns" ? "id" : "campaign_id";
+        const rows = await db.query(`select id, ${column} as text from ${table} where ${campaignColumn} = $1 and ${column} ilike $2`, [campaignId, pattern]);
+        for (const row of rows) sources.push({ sourceType, sourceId: str(row.id), field: `${table}.${column}`, text: str(row.text) });
+      }
+      const rows = await db.query(`select id, kind, description as text from entities where campaign_id = $1 and description ilike $2`, [campaignId, pattern]);
+      for (const row of rows) {
+        const kind = str(row.kind);
+        sources.push({ sourceType: (kind[0]!.toUpperCase() + kind.slice(1)) as LinkFromType, sourceId: str(row.id), field: "entities.description", text: str(row.text) });
+      }
+      return sources;
+    },
+    async writeText(source, text, at) {
+      const [table, column] = source.field.split(".") as [string, string];
+      const allowed = [...TEXT_FIELDS.map(([, t, c]) => `${t}.${c}`), "entities.description"];
+      if (!allowed.includes(source.field)) throw new Error(`not a text field: ${source.field}`);
+      await db.query(`update ${table} set ${column} = $2, updated_at = $3::timestamptz where id = $1`, [source.sourceId, text, at]);
+    },
+  };
+}
+
+export function searchIndex(db: SqlExecutor): SearchIndex {
+  return {
+    async upsert(doc, at) {
+      await db.query(
+        `insert into search_documents (campaign_id, doc_type, doc_id, title, body, facets, updated_at)
+         values ($1, $2, $3, $4, $5, $6::text::jsonb, $7::timestamptz)
+         on conflict (doc_type, doc_id) do update set campaign_id = excluded.campaign_id, title = excluded.title, body = excluded.body,
+           facets = excluded.facets, updated_at = excluded.updated_at`,
+        [doc.campaign_id, doc.doc_type, doc.doc_id, doc.title, doc.body, json(doc.facets ?? {}), at],
+      );
+    },
+    async remove(docType, docId) {
+      await db.query(`delete from search_documents where doc_type = $1 and doc_id = $2`, [docType, docId]);
+    },
+    async search(campaignId, query, docTypes, perType) {
+      const rows = await db.query(
+        `with q as (select websearch_to_tsquery('simple', $2) as simple, websearch_to_tsquery('english', $2) as english),
+         scored as (
+           select d.doc_type, d.doc_id, d.title, d.body,
+                  ts_rank(setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('english', d.body), 'B'), q.simple || q.english)
+                    + word_similarity($2, d.title) + (d.title ilike $4)::int as score,
+                  q.english as english
+           from search_documents d, q
+           where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
+             and ((setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('english', d.body), 'B')) @@ (q.simple || q.english)
+                  or d.title ilike $4 or d.title % $2 or $2 <% d.title)
+         ),
+         ranked as (select *, row_number() over (partition by doc_type order by score desc, doc_id) as position from scored)
+         select doc_type, doc_id, title, score,
+                case when body = '' then ''
+                     else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
+         from ranked where position <= $5 order by doc_type, position`,
+        [campaignId, query, json(docTypes), likePattern(query), perType],
+      );
+      const hits = new Map<string, SearchHit[]>();
+      for (const row of rows) {
+        const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: str(row.snippet), score: Math.round(Number(row.score) * 1000) / 1000 };
+        (hits.get(hit.doc_type) ?? hits.set(hit.doc_type, []).get(hit.doc_type)!).push(hit);
+      }
+      return hits;
+    },
+  };
+}
+
+const toTask = (row: Row): Task => ({
+  id: str(row.id),
+  campaign_id: strOrNull(row.campaign_id),
+  kind: str(row.kind),
+  status: str(row.status) as Task["status"],
+  payload: (row.payload ?? {}) as Record<string, unknown>,
+  result: (row.result ?? null) as Record<string, unknown> | null,
+  error: strOrNull(row.error),
+  attempts: Number(row.attempts),
+  created_by: strOrNull(row.created_by),
+  created_at: iso(row.created_at),
+  started_at: isoOrNull(row.started_at),
+  finished_at: isoOrNull(row.finished_at),
+});
+
+export function tasks(db: SqlExecutor): TaskRepository {
+  return {
+    async insert(task) {
+      const [row] = await db.query(
+        `insert into tasks (id, campaign_id, kind, payload, created_by, created_at) values ($1, $2, $3, $4::text::jsonb, $5, $6::timestamptz) returning *`,
+        [task.id, task.campaign_id, task.kind, json(task.payload), task.created_by, task.created_at],
+      );
+      return toTask(row!);
+    },
+    async get(id) {
+      const [row] = await db.query(`select * from tasks where id = $1`, [id]);
+      return row ? toTask(row) : null;
+    },
+    async claim(at, leaseUntil) {
+      const [row] = await db.query(
+        `update tasks set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, $1::timestamptz), lease_until = $2::timestamptz
+         where id = (select id from tasks
+                     where status = 'queued' or (status = 'running' and lease_until < $1::timestamptz)
+                     order by created_at limit 1 for update skip locked)
+         returning *`,
+        [at, leaseUntil],
+      );
+      return row ? toTask(row) : null;
+    },
+    async finish(id, status, result, error, at) {
+      await db.query(
+        `update tasks set status = $2, result = $3::text::jsonb, error = $4, finished_at = $5::timestamptz, lease_until = null where id = $1`,
+        [id, status, result === null ? null : json(result), error, at],
+      );
+    },
+  };
+}
