@@ -36,3 +36,16 @@ export const requireFirstParty = (caller: Caller): Result<true> =>
   caller.scopes.includes(FIRST_PARTY_SCOPE)
     ? ok(true)
     : fail("forbidden", "This route needs a first-party key with the product_write scope");
+
+/** Access to a record through its campaign: 404 when it does not exist, the campaign's rule otherwise. */
+export async function recordAccess<T extends { campaign_id: string }>(
+  deps: Pick<Deps, "records">,
+  caller: Caller,
+  record: T | null,
+  notFoundDetail: string,
+  needed: AccessLevel,
+): Promise<Result<{ record: T; access: CampaignAccess }>> {
+  if (!record) return fail("not_found", notFoundDetail);
+  const access = await campaignAccess(deps, caller, record.campaign_id, needed);
+  return access.ok ? ok({ record, access: access.value }) : access;
+}

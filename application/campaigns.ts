@@ -14,22 +14,27 @@ import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { CampaignFilters } from "../ports/records.ts";
+import { stripOrKeep } from "../domain/wikilinks.ts";
 import { campaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+/** Reads show the summary without wikilink markup unless asked for it. */
+const campaignView = (campaign: Campaign, withLinks: boolean): Campaign => ({ ...campaign, summary: stripOrKeep(campaign.summary, withLinks) });
 
 export async function listCampaigns(
   deps: Deps,
   caller: Caller,
-  input: PageRequest & CampaignFilters,
+  input: PageRequest & CampaignFilters & { withLinks?: boolean },
 ): Promise<Result<Page<Campaign>>> {
-  const { page, size, ...filters } = input;
+  const { page, size, withLinks = false, ...filters } = input;
   const { rows, total } = await deps.records.campaigns.listVisibleTo(caller.userId, filters, { page, size });
-  return ok(toPage(rows, total, { page, size }));
+  return ok(toPage(rows.map((campaign) => campaignView(campaign, withLinks)), total, { page, size }));
 }
 
-export async function getCampaign(deps: Deps, caller: Caller, campaignId: string): Promise<Result<Campaign>> {
+export async function getCampaign(deps: Deps, caller: Caller, campaignId: string, withLinks = false): Promise<Result<Campaign>> {
   const access = await campaignAccess(deps, caller, campaignId, "read");
-  return access.ok ? ok(access.value.campaign) : access;
+  return access.ok ? ok(campaignView(access.value.campaign, withLinks)) : access;
 }
 
 const blankTitle = (input: unknown) =>
@@ -76,8 +81,9 @@ export async function createCampaign(deps: Deps, caller: Caller, draft: Campaign
         created_at: at,
       })),
     );
+    await syncWikilinks(tx, deps, { campaignId: campaign.id, type: "World", id: campaign.id }, campaign.summary);
   });
-  return ok(campaign);
+  return ok(campaignView(campaign, false));
 }
 
 export async function updateCampaign(
@@ -93,9 +99,13 @@ export async function updateCampaign(
     cleaned.title = normalizeTitle(cleaned.title);
     if (!cleaned.title) return blankTitle(changes.title);
   }
-  if (Object.keys(cleaned).length === 0) return ok(access.value.campaign);
-  const updated = await deps.records.campaigns.update(campaignId, cleaned, nowIso(deps));
-  return updated ? ok(updated) : fail("not_found", "Campaign not found");
+  if (Object.keys(cleaned).length === 0) return ok(campaignView(access.value.campaign, false));
+  return deps.records.withTransaction(async (tx): Promise<Result<Campaign>> => {
+    const updated = await tx.campaigns.update(campaignId, cleaned, nowIso(deps));
+    if (!updated) return fail("not_found", "Campaign not found");
+    if (cleaned.summary !== undefined) await syncWikilinks(tx, deps, { campaignId, type: "World", id: campaignId }, updated.summary);
+    return ok(campaignView(updated, false));
+  });
 }
 
 export async function deleteCampaign(deps: Deps, caller: Caller, campaignId: string): Promise<Result<null>> {

@@ -1,5 +1,5 @@
 import type { RecordStore } from "../ports/records.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger } from "../ports/system.ts";
+import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
   records: RecordStore;
@@ -7,6 +7,7 @@ export interface Deps {
   ids: IdGenerator;
   keys: KeyMinter;
   log: Logger;
+  tasks: TaskSignal;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

@@ -56,8 +56,9 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
 export function buildDeps(db: SqlDatabase, log: Logger): Deps {
-  return { records: sqlRecordStore(db), clock: systemClock, ids: uuidV7, keys: apiKeyMinter, log };
+  return { records: sqlRecordStore(db), clock: systemClock, ids: uuidV7, keys: apiKeyMinter, log, tasks: { wake: () => {} } };
 }
 
 export const loggerFor = (config: Pick<Config, "logLevel">) => jsonLogger(config.logLevel);

@@ -6,6 +6,7 @@ import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
 import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import { startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export const serviceInfo = (config: Config): ServiceInfo => ({
@@ -32,6 +33,8 @@ export async function startService(config: Config): Promise<RunningService> {
   const deps = buildDeps(database.db, log);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
+    const worker = startWorker(deps);
+    deps.tasks.wake = worker.wake;
     const app = buildApp(deps, serviceInfo(config));
     app.listen({ port: config.port, hostname: config.host });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
@@ -41,6 +44,7 @@ export async function startService(config: Config): Promise<RunningService> {
       deps,
       stop: async () => {
         await app.stop();
+        await worker.stop();
         await database.close();
       },
     };

@@ -20,3 +20,8 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }
+
+/** Nudges this instance's background worker that a task is waiting (others find it by polling). */
+export interface TaskSignal {
+  wake(): void;
+}

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import * as campaigns from "../../application/campaigns.ts";
 import { defineOperations } from "./operation.ts";
 import * as S from "./schemas.ts";
@@ -15,7 +16,7 @@ export const campaignOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/campaigns", status: 200, aliases: ["/v1/worlds"] },
     mcp: { name: "list_campaigns", title: "List campaigns", readOnly: true },
-    input: { query: S.CampaignListQuery },
+    input: { query: Type.Composite([S.CampaignListQuery, S.WithLinksQuery]) },
     output: S.PageOf(S.Campaign, "CampaignPage"),
     run: ({ deps, caller }, { query }) =>
       campaigns.listCampaigns(deps, caller, {
@@ -24,6 +25,7 @@ export const campaignOperations = defineOperations([
         search: query.search,
         ownerId: query.owner_id,
         publicOnly: query.public_only,
+        withLinks: query.with_links,
       }),
   },
   {
@@ -48,15 +50,15 @@ export const campaignOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "get_campaign", title: "Get a campaign", readOnly: true },
-    input: { path: S.CampaignIdPath },
+    input: { path: S.CampaignIdPath, query: S.WithLinksQuery },
     output: S.Campaign,
-    run: ({ deps, caller }, { path }) => campaigns.getCampaign(deps, caller, path.campaign_id),
+    run: ({ deps, caller }, { path, query }) => campaigns.getCampaign(deps, caller, path.campaign_id, query.with_links ?? false),
   },
   {
     id: "updateCampaign",
     summary: "Update a campaign",
     description:
-      "Changes a campaign's title, description, system, summary, language, image or mature flag. Omitted fields stay as they are. Needs owner or game-master (admin) access.",
+      "Changes a campaign's title, description, system, summary, language, image or mature flag. Omitted fields stay as they are. Needs owner or game-master (admin) access. The summary may hold [[wikilinks]]: read with with_links=true before editing it.",
     tag: "Campaigns",
     auth: "user",
     campaignAccess: "manage",

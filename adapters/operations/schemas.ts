@@ -202,3 +202,247 @@ export const ValidationErrorBody = Type.Object(
   },
   { title: "ValidationError" },
 );
+
+// Compendium ---------------------------------------------------------------------------------------
+
+export const WithLinks = Type.Boolean({ default: false, description: "Keep [[wikilink]] markup in text fields (read with this before editing such text)" });
+export const WithLinksQuery = Type.Object({ with_links: Type.Optional(WithLinks) });
+export const CampaignIdQuery = { campaign_id: Id("Campaign id") };
+
+const Text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength, ...(description ? { description } : {}) }));
+const Aliases = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, description: "Other names; normalized and deduplicated" });
+
+export const CharacterType = Type.Union([Type.Literal("PC"), Type.Literal("NPC"), Type.Literal("Other")]);
+
+export const Player = Type.Object({
+  id: Id(),
+  name: Nullable(Type.String()),
+  handle: Nullable(Type.String()),
+  roles: Type.Array(Type.String()),
+  campaign_id: Id(),
+  created_at: Timestamp,
+});
+
+export const Character = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    character_name: Type.String(),
+    character_aliases: Type.Array(Type.String()),
+    character_alias: Nullable(Type.String({ description: "Deprecated: the first alias" })),
+    player_name: Nullable(Type.String({ description: "Deprecated: the linked speaker's name, or the legacy value" })),
+    player_handle: Nullable(Type.String()),
+    player: Nullable(Player),
+    speaker_id: Nullable(Id()),
+    description: Nullable(Type.String()),
+    backstory: Nullable(Type.String()),
+    type: CharacterType,
+    image: Nullable(Type.String()),
+    tcg_image: Nullable(Type.String()),
+    approved: Type.Boolean(),
+    merge: Type.Boolean({ description: "Read-only" }),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Character" },
+);
+
+export const CharacterCard = Type.Object(
+  { id: Id(), character_name: Type.String(), type: CharacterType, image: Nullable(Type.String()) },
+  { title: "CharacterCard" },
+);
+
+const characterFields = {
+  character_aliases: Aliases,
+  characterAliases: { ...Aliases, description: "camelCase form of character_aliases" },
+  character_alias: Text(1000, "Deprecated: one alias, or several separated by commas; merged into character_aliases"),
+  player_name: Text(200, "Deprecated legacy field"),
+  player_handle: Text(200),
+  speaker_id: Nullable(Id("A speaker (player) of the same campaign")),
+  speakerId: Nullable(Id("camelCase form of speaker_id")),
+  description: Text(50_000, "May hold [[wikilinks]]"),
+  backstory: Text(100_000, "May hold [[wikilinks]]; its links are kept apart from the description's"),
+  type: CharacterType,
+  image: Nullable(ImageUrl),
+  tcg_image: Nullable(ImageUrl),
+};
+
+export const CharacterCreate = Type.Object(
+  {
+    character_name: Type.String({ minLength: 1, maxLength: 200 }),
+    campaign_id: Id("Campaign id"),
+    ...Type.Partial(Type.Object(characterFields)).properties,
+  },
+  { title: "CharacterCreate" },
+);
+
+export const CharacterUpdate = Type.Partial(Type.Object({ character_name: Type.String({ minLength: 1, maxLength: 200 }), ...characterFields }), { title: "CharacterUpdate" });
+
+export const Fields = Type.Optional(Type.Literal("card", { description: "card: only the fields a list or picker shows" }));
+
+export const CharacterListQuery = Type.Object({
+  ...CampaignIdQuery,
+  search: Type.Optional(Type.String({ maxLength: 200, description: "Full text over name, aliases, player and type, with substring and misspelling fallback" })),
+  character_type: Type.Optional(CharacterType),
+  approved_only: Type.Optional(Type.Boolean({ default: true })),
+  with_links: Type.Optional(WithLinks),
+  fields: Fields,
+  ...PageQuery,
+});
+
+export const entitySchemas = (noun: "Faction" | "Location" | "Item") => {
+  const hierarchical = noun === "Location";
+  const parent: Record<string, TSchema> = hierarchical ? { parent_id: Nullable(Id("Parent location (same campaign); never the location itself or a descendant")) } : {};
+  const output = Type.Object(
+    {
+      id: Id(),
+      campaign_id: Id(),
+      name: Type.String(),
+      aliases: Type.Array(Type.String()),
+      description: Nullable(Type.String()),
+      type: Nullable(Type.String()),
+      image: Nullable(Type.String()),
+      tcg_image: Nullable(Type.String()),
+      ...(hierarchical ? { parent_id: Nullable(Id()) } : {}),
+      merge: Type.Boolean({ description: "Read-only" }),
+      created_at: Timestamp,
+      updated_at: Nullable(Timestamp),
+    },
+    { title: noun },
+  );
+  const fields: Record<string, TSchema> = {
+    aliases: Aliases,
+    description: Text(50_000, "May hold [[wikilinks]]"),
+    type: Text(100, "Free label, e.g. guild, city, weapon"),
+    image: Nullable(ImageUrl),
+    tcg_image: Nullable(ImageUrl),
+    ...parent,
+  };
+  return {
+    output,
+    create: Type.Object(
+      { name: Type.String({ minLength: 1, maxLength: 200 }), campaign_id: Id("Campaign id"), ...Type.Partial(Type.Object(fields)).properties },
+      { title: `${noun}Create` },
+    ),
+    update: Type.Partial(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), ...fields }), { title: `${noun}Update` }),
+  };
+};
+
+export const EntityCard = Type.Object({ id: Id(), name: Type.String(), type: Nullable(Type.String()), image: Nullable(Type.String()) }, { title: "EntityCard" });
+
+export const EntityListQuery = Type.Object({
+  ...CampaignIdQuery,
+  search: Type.Optional(Type.String({ maxLength: 200, description: "Full text over name, aliases and type, with substring and misspelling fallback" })),
+  with_links: Type.Optional(WithLinks),
+  fields: Fields,
+  ...PageQuery,
+});
+
+export const PickerQuery = Type.Object({
+  ...CampaignIdQuery,
+  type: Type.Union([Type.Literal("characters"), Type.Literal("factions"), Type.Literal("locations"), Type.Literal("items")]),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" }),
+});
+
+export const PickerPage = Type.Object(
+  { results: Type.Array(EntityCard), hasMore: Type.Boolean(), page: Type.Integer(), pages: Type.Integer(), total: Type.Integer() },
+  { title: "EntityPickerPage" },
+);
+
+// Links --------------------------------------------------------------------------------------------
+
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
+export const LinkFromType = literals(["Character", "Faction", "Location", "Item", "Moment", "GameSession", "Beat", "Backstory", "Journal", "World"] as const);
+export const LinkToType = literals(["Character", "Faction", "Location", "Item", "Moment"] as const);
+
+export const Link = Type.Object(
+  { id: Id(), campaign_id: Id(), from_id: Id(), from_type: LinkFromType, to_id: Id(), to_type: LinkToType, alias: Type.String(), created_at: Timestamp },
+  { title: "Link" },
+);
+
+export const LinkCreate = Type.Object(
+  {
+    from_id: Id(),
+    from_type: LinkFromType,
+    to_id: Id(),
+    to_type: LinkToType,
+    alias: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Label; defaults to the target's name. One link per source and alias: a second create with the same alias replaces the first." }))),
+  },
+  { title: "LinkCreate" },
+);
+
+export const LinkUpdate = Type.Object({ alias: Type.String({ minLength: 1, maxLength: 200 }) }, { title: "LinkUpdate" });
+
+export const LinkListQuery = Type.Object({
+  to_id: Type.Optional(Id()),
+  from_id: Type.Optional(Id()),
+  to_type: Type.Optional(Type.String({ maxLength: 40 })),
+  from_type: Type.Optional(Type.String({ maxLength: 40 })),
+  alias: Type.Optional(Type.String({ maxLength: 200 })),
+  ...PageQuery,
+});
+
+export const LinkPath = Type.Object({ campaign_id: Id("Campaign id (the legacy routes call it world_id)"), link_id: Id("Link id") });
+
+export const MaintenanceRequest = Type.Object(
+  {
+    operation: literals(["add", "remove", "update"] as const),
+    campaign_id: Type.Optional(Id("Campaign id (or worldId)")),
+    worldId: Type.Optional(Id("Legacy name of campaign_id")),
+    target_id: Type.Optional(Id("The record the links point at")),
+    targetId: Type.Optional(Id()),
+    target_type: Type.Optional(LinkToType),
+    targetType: Type.Optional(LinkToType),
+    alias: Type.Optional(Type.String({ maxLength: 200, description: "add: the plain text to turn into links (default: the target's name); remove: only links with this text" })),
+    new_alias: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    newAlias: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    new_target_id: Type.Optional(Id()),
+    newTargetId: Type.Optional(Id()),
+  },
+  { title: "LinkMaintenanceRequest" },
+);
+
+export const Accepted = Type.Object({ success: Type.Literal(true), task_id: Id() }, { title: "TaskAccepted" });
+
+export const TaskView = Type.Object(
+  {
+    id: Id(),
+    kind: Type.String(),
+    status: literals(["queued", "running", "succeeded", "failed"] as const),
+    campaign_id: Nullable(Id()),
+    result: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    error: Nullable(Type.String()),
+    attempts: Type.Integer(),
+    created_at: Timestamp,
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+  },
+  { title: "Task" },
+);
+
+export const SearchQuery = Type.Object({
+  q: Type.String({ maxLength: 200, description: "What to look for; misspellings are tolerated" }),
+  types: Type.Optional(Type.String({ maxLength: 200, description: "Comma list of buckets: characters, factions, locations, items, sessions, beats, moments, quests, journals" })),
+});
+
+const SearchHit = Type.Object({ id: Id(), type: Type.String(), name: Type.String(), snippet: Type.String({ description: "Matched words wrapped in <mark>" }), score: Type.Number() });
+export const SearchResult = Type.Object(
+  Object.fromEntries(
+    ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"].map((bucket) => [bucket, Type.Optional(Type.Array(SearchHit, { maxItems: 10 }))]),
+  ),
+  { title: "SearchResult" },
+);
+
+export const SpeakerCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  handle: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  user_id: Type.Optional(Nullable(Id())),
+  roles: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })),
+});
+
+export const Speaker = Type.Object(
+  { id: Id(), campaign_id: Id(), name: Type.String(), handle: Nullable(Type.String()), user_id: Nullable(Id()), roles: Type.Array(Type.String()), created_at: Timestamp },
+  { title: "Speaker" },
+);

@@ -1,0 +1,201 @@
+// Characters: PCs, NPCs and others, with aliases, a linked speaker (the player) and two wikilink texts.
+import { mergeAliases, normalizeAlias } from "../domain/aliases.ts";
+import { nameClashesWithSpeaker, type Character, type CharacterType } from "../domain/compendium.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
+import type { Repositories, Speaker } from "../ports/records.ts";
+import { campaignAccess, recordAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+export interface PlayerView {
+  id: string;
+  name: string | null;
+  handle: string | null;
+  roles: string[];
+  campaign_id: string;
+  created_at: string;
+}
+
+export interface CharacterView extends Omit<Character, "approved"> {
+  character_alias: string | null;
+  player: PlayerView | null;
+  approved: boolean;
+}
+
+export interface CharacterCard {
+  id: string;
+  character_name: string;
+  type: CharacterType;
+  image: string | null;
+}
+
+export const characterCard = (c: Character): CharacterCard => ({ id: c.id, character_name: c.character_name, type: c.type, image: c.image });
+
+function characterView(c: Character, speaker: Speaker | null, withLinks: boolean): CharacterView {
+  return {
+    ...c,
+    character_alias: c.character_aliases[0] ?? null,
+    player_name: speaker?.name ?? c.player_name,
+    player_handle: c.player_handle ?? speaker?.handle ?? null,
+    player: speaker
+      ? { id: speaker.id, name: speaker.name, handle: speaker.handle, roles: speaker.roles, campaign_id: speaker.campaign_id, created_at: speaker.created_at }
+      : null,
+    description: stripOrKeep(c.description, withLinks),
+    backstory: stripOrKeep(c.backstory, withLinks),
+  };
+}
+
+export interface CharacterFields {
+  character_name?: string;
+  character_aliases?: string[];
+  characterAliases?: string[];
+  character_alias?: string | null;
+  player_name?: string | null;
+  player_handle?: string | null;
+  speaker_id?: string | null;
+  speakerId?: string | null;
+  description?: string | null;
+  backstory?: string | null;
+  type?: CharacterType;
+  image?: string | null;
+  tcg_image?: string | null;
+}
+
+const nameMissing = (input: unknown) => ({ ok: false as const, error: invalidField(["body", "character_name"], "Character name cannot be empty", input, "string_too_short") });
+
+async function speakerFor(repos: Repositories, campaignId: string, speakerId: string | null): Promise<Result<Speaker | null>> {
+  if (!speakerId) return ok(null);
+  const speaker = await repos.speakers.get(speakerId);
+  if (!speaker || speaker.campaign_id !== campaignId)
+    return { ok: false, error: invalidField(["body", "speaker_id"], "Speaker must belong to the same campaign", speakerId) };
+  return ok(speaker);
+}
+
+/** Applies the fields a caller sent to a character (new or existing), checking the cross-field rules. */
+async function applyFields(repos: Repositories, base: Character, fields: CharacterFields): Promise<Result<{ character: Character; speaker: Speaker | null }>> {
+  const next: Character = { ...base };
+  if (fields.character_name !== undefined) next.character_name = normalizeAlias(fields.character_name);
+  if (!next.character_name) return nameMissing(fields.character_name);
+  const aliases = fields.character_aliases ?? fields.characterAliases;
+  if (aliases !== undefined || fields.character_alias) next.character_aliases = mergeAliases(aliases ?? base.character_aliases, fields.character_alias);
+  for (const key of ["player_name", "player_handle", "description", "backstory", "image", "tcg_image"] as const) {
+    if (fields[key] !== undefined) next[key] = fields[key] ?? null;
+  }
+  if (fields.type !== undefined) next.type = fields.type;
+  const speakerId = fields.speaker_id !== undefined ? fields.speaker_id : fields.speakerId;
+  if (speakerId !== undefined) next.speaker_id = speakerId || null;
+  const speaker = await speakerFor(repos, next.campaign_id, next.speaker_id);
+  if (!speaker.ok) return speaker;
+  if (nameClashesWithSpeaker(next.character_name, speaker.value?.name))
+    return fail("bad_request", "Character name cannot be the same as the linked player's (speaker's) name");
+  return ok({ character: next, speaker: speaker.value });
+}
+
+/** Indexing and link sync, in the same transaction as the write. */
+async function afterWrite(tx: Repositories, deps: Deps, character: Character, previous: Character | null) {
+  const source = { campaignId: character.campaign_id, id: character.id };
+  if (!previous || previous.description !== character.description) await syncWikilinks(tx, deps, { ...source, type: "Character" }, character.description);
+  if (!previous || previous.backstory !== character.backstory) await syncWikilinks(tx, deps, { ...source, type: "Backstory" }, character.backstory);
+  await tx.search.upsert(
+    {
+      campaign_id: character.campaign_id,
+      doc_type: "characters",
+      doc_id: character.id,
+      title: character.character_name,
+      body: [character.character_aliases.join(", "), character.player_name, character.type, stripWikilinks(character.description ?? ""), stripWikilinks(character.backstory ?? "")]
+        .filter(Boolean)
+        .join("\n"),
+      facets: { type: character.type },
+    },
+    nowIso(deps),
+  );
+}
+
+export async function createCharacter(deps: Deps, caller: Caller, campaignId: string, fields: CharacterFields & { character_name: string }): Promise<Result<CharacterView>> {
+  const access = await campaignAccess(deps, caller, campaignId, "write");
+  if (!access.ok) return access;
+  const blank: Character = {
+    id: deps.ids.next(),
+    campaign_id: campaignId,
+    character_name: "",
+    character_aliases: [],
+    player_name: null,
+    player_handle: null,
+    speaker_id: null,
+    description: null,
+    backstory: null,
+    type: "NPC",
+    image: null,
+    tcg_image: null,
+    approved: true,
+    merge: false,
+    created_at: nowIso(deps),
+    updated_at: null,
+  };
+  return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
+    const applied = await applyFields(tx, blank, fields);
+    if (!applied.ok) return applied;
+    await tx.characters.insert(applied.value.character);
+    await afterWrite(tx, deps, applied.value.character, null);
+    return ok(characterView(applied.value.character, applied.value.speaker, false));
+  });
+}
+
+export async function getCharacter(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<CharacterView>> {
+  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "read");
+  if (!found.ok) return found;
+  const character = found.value.record;
+  const speaker = character.speaker_id ? await deps.records.speakers.get(character.speaker_id) : null;
+  return ok(characterView(character, speaker, withLinks));
+}
+
+export async function updateCharacter(deps: Deps, caller: Caller, id: string, fields: CharacterFields): Promise<Result<CharacterView>> {
+  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
+  if (!found.ok) return found;
+  return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
+    const previous = await tx.characters.get(id);
+    if (!previous) return fail("not_found", "Character not found");
+    const applied = await applyFields(tx, previous, fields);
+    if (!applied.ok) return applied;
+    const character = { ...applied.value.character, updated_at: nowIso(deps) };
+    await tx.characters.replace(character);
+    await afterWrite(tx, deps, character, previous);
+    return ok(characterView(character, applied.value.speaker, false));
+  });
+}
+
+export async function deleteCharacter(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
+  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
+  if (!found.ok) return found;
+  await deps.records.withTransaction(async (tx) => {
+    await tx.links.deleteTouching(id);
+    await tx.search.remove("characters", id);
+    await tx.characters.delete(id);
+  });
+  return ok(null);
+}
+
+export interface CharacterListQuery extends PageRequest {
+  search?: string;
+  character_type?: CharacterType;
+  approved_only: boolean;
+  with_links: boolean;
+  fields?: "card";
+}
+
+export async function listCharacters(deps: Deps, caller: Caller, campaignId: string, query: CharacterListQuery): Promise<Result<Page<CharacterView | CharacterCard>>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.characters.list(
+    campaignId,
+    { search: query.search?.trim() || undefined, type: query.character_type, approvedOnly: query.approved_only },
+    page,
+  );
+  if (query.fields === "card") return ok(toPage(rows.map(characterCard), total, page));
+  const speakers = new Map((await deps.records.speakers.list(campaignId)).map((speaker) => [speaker.id, speaker]));
+  return ok(toPage(rows.map((c) => characterView(c, c.speaker_id ? (speakers.get(c.speaker_id) ?? null) : null, query.with_links)), total, page));
+}

@@ -1,0 +1,194 @@
+// Factions, locations and items: one shape, one set of use cases, parameterized by kind.
+import { dedupeAliases, normalizeAlias } from "../domain/aliases.ts";
+import { ENTITY_LINK_TYPE, wouldCreateCycle, type Entity, type EntityKind } from "../domain/compendium.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { pageCount, toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
+import type { Repositories } from "../ports/records.ts";
+import { campaignAccess, recordAccess } from "./access.ts";
+import { characterCard } from "./characters.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+export const ENTITY_NOUN: Record<EntityKind, string> = { faction: "Faction", location: "Location", item: "Item" };
+export const ENTITY_BUCKET: Record<EntityKind, string> = { faction: "factions", location: "locations", item: "items" };
+
+export type EntityView = Omit<Entity, "kind" | "parent_id"> & { parent_id?: string | null };
+
+export interface EntityCard {
+  id: string;
+  name: string;
+  type: string | null;
+  image: string | null;
+}
+
+export const entityCard = (e: Entity): EntityCard => ({ id: e.id, name: e.name, type: e.type, image: e.image });
+
+const entityView = (e: Entity, withLinks: boolean): EntityView => {
+  const { kind, parent_id, ...rest } = e;
+  const view: EntityView = { ...rest, description: stripOrKeep(e.description, withLinks) };
+  if (kind === "location") view.parent_id = parent_id;
+  return view;
+};
+
+export interface EntityFields {
+  name?: string;
+  aliases?: string[];
+  description?: string | null;
+  type?: string | null;
+  image?: string | null;
+  tcg_image?: string | null;
+  parent_id?: string | null;
+}
+
+async function checkParent(repos: Repositories, entity: Entity): Promise<Result<true>> {
+  if (!entity.parent_id) return ok(true);
+  const parent = await repos.entities.get(entity.parent_id);
+  if (!parent || parent.kind !== "location" || parent.campaign_id !== entity.campaign_id)
+    return { ok: false, error: invalidField(["body", "parent_id"], "Parent must be a location of the same campaign", entity.parent_id) };
+  const ancestry = await repos.entities.ancestry(entity.parent_id);
+  if (wouldCreateCycle(entity.id, entity.parent_id, (id) => ancestry.get(id)))
+    return { ok: false, error: invalidField(["body", "parent_id"], "A location cannot be its own ancestor", entity.parent_id) };
+  return ok(true);
+}
+
+async function applyFields(repos: Repositories, base: Entity, fields: EntityFields): Promise<Result<Entity>> {
+  const next: Entity = { ...base };
+  if (fields.name !== undefined) next.name = normalizeAlias(fields.name);
+  if (!next.name) return { ok: false, error: invalidField(["body", "name"], "Name cannot be empty", fields.name, "string_too_short") };
+  if (fields.aliases !== undefined) next.aliases = dedupeAliases(fields.aliases);
+  for (const key of ["description", "type", "image", "tcg_image"] as const) if (fields[key] !== undefined) next[key] = fields[key] ?? null;
+  if (base.kind === "location" && fields.parent_id !== undefined) next.parent_id = fields.parent_id || null;
+  const parent = await checkParent(repos, next);
+  return parent.ok ? ok(next) : parent;
+}
+
+async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous: Entity | null) {
+  if (!previous || previous.description !== entity.description)
+    await syncWikilinks(tx, deps, { campaignId: entity.campaign_id, type: ENTITY_LINK_TYPE[entity.kind], id: entity.id }, entity.description);
+  await tx.search.upsert(
+    {
+      campaign_id: entity.campaign_id,
+      doc_type: ENTITY_BUCKET[entity.kind],
+      doc_id: entity.id,
+      title: entity.name,
+      body: [entity.aliases.join(", "), entity.type, stripWikilinks(entity.description ?? "")].filter(Boolean).join("\n"),
+      facets: { type: entity.type },
+    },
+    nowIso(deps),
+  );
+}
+
+const notFound = (kind: EntityKind) => `${ENTITY_NOUN[kind]} not found`;
+const ofKind = (entity: Entity | null, kind: EntityKind) => (entity && entity.kind === kind ? entity : null);
+
+export async function createEntity(deps: Deps, caller: Caller, kind: EntityKind, campaignId: string, fields: EntityFields & { name: string }): Promise<Result<EntityView>> {
+  const access = await campaignAccess(deps, caller, campaignId, "write");
+  if (!access.ok) return access;
+  const blank: Entity = {
+    id: deps.ids.next(),
+    campaign_id: campaignId,
+    kind,
+    name: "",
+    aliases: [],
+    description: null,
+    type: null,
+    image: null,
+    tcg_image: null,
+    parent_id: null,
+    merge: false,
+    created_at: nowIso(deps),
+    updated_at: null,
+  };
+  return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
+    const applied = await applyFields(tx, blank, fields);
+    if (!applied.ok) return applied;
+    await tx.entities.insert(applied.value);
+    await afterWrite(tx, deps, applied.value, null);
+    return ok(entityView(applied.value, false));
+  });
+}
+
+export async function getEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string, withLinks: boolean): Promise<Result<EntityView>> {
+  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "read");
+  return found.ok ? ok(entityView(found.value.record, withLinks)) : found;
+}
+
+export async function updateEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
+  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
+  if (!found.ok) return found;
+  return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
+    const previous = ofKind(await tx.entities.get(id), kind);
+    if (!previous) return fail("not_found", notFound(kind));
+    const applied = await applyFields(tx, previous, fields);
+    if (!applied.ok) return applied;
+    const entity = { ...applied.value, updated_at: nowIso(deps) };
+    await tx.entities.replace(entity);
+    await afterWrite(tx, deps, entity, previous);
+    return ok(entityView(entity, false));
+  });
+}
+
+export async function deleteEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string): Promise<Result<null>> {
+  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
+  if (!found.ok) return found;
+  await deps.records.withTransaction(async (tx) => {
+    await tx.links.deleteTouching(id);
+    await tx.search.remove(ENTITY_BUCKET[kind], id);
+    await tx.entities.delete(id); // child locations keep existing, with no parent
+  });
+  return ok(null);
+}
+
+export interface EntityListQuery extends PageRequest {
+  search?: string;
+  with_links: boolean;
+  fields?: "card";
+}
+
+export async function listEntities(deps: Deps, caller: Caller, kind: EntityKind, campaignId: string, query: EntityListQuery): Promise<Result<Page<EntityView | EntityCard>>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.entities.list(campaignId, kind, { search: query.search?.trim() || undefined }, page);
+  const data = query.fields === "card" ? rows.map(entityCard) : rows.map((e) => entityView(e, query.with_links));
+  return ok(toPage(data, total, page));
+}
+
+export type PickerType = "characters" | "factions" | "locations" | "items";
+
+export interface PickerPage {
+  results: EntityCard[];
+  hasMore: boolean;
+  page: number;
+  pages: number;
+  total: number;
+}
+
+/** The entities picker: cards of one kind, `limit` per page. Characters show their name as `name`. */
+export async function pickEntities(
+  deps: Deps,
+  caller: Caller,
+  campaignId: string,
+  query: { type: PickerType; search?: string; page: number; limit: number },
+): Promise<Result<PickerPage>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const page = { page: query.page, size: query.limit };
+  const search = query.search?.trim() || undefined;
+  let results: EntityCard[];
+  let total: number;
+  if (query.type === "characters") {
+    const listing = await deps.records.characters.list(campaignId, { search, approvedOnly: true }, page);
+    results = listing.rows.map(characterCard).map((card) => ({ id: card.id, name: card.character_name, type: card.type, image: card.image }));
+    total = listing.total;
+  } else {
+    const kind = query.type.slice(0, -1) as EntityKind;
+    const listing = await deps.records.entities.list(campaignId, kind, { search }, page);
+    results = listing.rows.map(entityCard);
+    total = listing.total;
+  }
+  const pages = pageCount(total, query.limit);
+  return ok({ results, hasMore: query.page < pages, page: query.page, pages, total });
+}

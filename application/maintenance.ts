@@ -1,0 +1,171 @@
+// Link maintenance: bulk edits of a campaign's wikilinks, run as durable background tasks.
+import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
+import { LINK_TO_TYPES, type LinkToType } from "../domain/compendium.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { linkMentions, retargetLinks, unlinkTarget } from "../domain/wikilinks.ts";
+import type { RecordRef, Repositories, Task, TextSource } from "../ports/records.ts";
+import { campaignAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+export const LINK_MAINTENANCE = "link_maintenance";
+
+export interface MaintenanceRequest {
+  operation: "add" | "remove" | "update";
+  campaign_id: string;
+  target_id: string;
+  target_type?: LinkToType;
+  alias?: string;
+  new_alias?: string;
+  new_target_id?: string;
+}
+
+export interface TaskView {
+  id: string;
+  kind: string;
+  status: Task["status"];
+  campaign_id: string | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const taskView = ({ payload: _payload, created_by: _by, ...task }: Task): TaskView => task;
+
+async function findTarget(repos: Repositories, type: LinkToType | undefined, id: string): Promise<RecordRef | null> {
+  for (const candidate of type ? [type] : LINK_TO_TYPES) {
+    const found = await repos.lookup.findRecord(candidate, id);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Queues a maintenance request after checking what can be checked now; 202 with the task id. */
+export async function requestMaintenance(
+  deps: Deps,
+  caller: Caller,
+  routeType: LinkToType,
+  request: MaintenanceRequest,
+): Promise<Result<{ success: true; task_id: string }>> {
+  const access = await campaignAccess(deps, caller, request.campaign_id, "write");
+  if (!access.ok) return access;
+  const targetType = request.target_type ?? routeType;
+  const target = await findTarget(deps.records, targetType, request.target_id);
+  if (!target || target.campaign_id !== request.campaign_id) return fail("not_found", `${targetType} ${request.target_id} not found in this campaign`);
+  if (request.operation === "update") {
+    if (!request.new_alias && !request.new_target_id)
+      return { ok: false, error: invalidField(["body", "new_alias"], "An update needs new_alias or new_target_id", null, "missing") };
+    if (request.new_target_id) {
+      const next = await findTarget(deps.records, undefined, request.new_target_id);
+      if (!next || next.campaign_id !== request.campaign_id) return fail("not_found", `New target ${request.new_target_id} not found in this campaign`);
+    }
+  }
+  const task = await deps.records.tasks.insert({
+    id: deps.ids.next(),
+    campaign_id: request.campaign_id,
+    kind: LINK_MAINTENANCE,
+    payload: { ...request, target_type: target.type },
+    created_by: caller.userId,
+    created_at: nowIso(deps),
+  });
+  deps.tasks.wake();
+  return ok({ success: true, task_id: task.id });
+}
+
+export async function getTask(deps: Deps, caller: Caller, taskId: string): Promise<Result<TaskView>> {
+  const task = await deps.records.tasks.get(taskId);
+  if (!task) return fail("not_found", "Task not found");
+  if (task.campaign_id) {
+    const access = await campaignAccess(deps, caller, task.campaign_id, "read");
+    if (!access.ok) return access;
+  } else if (task.created_by !== caller.userId) return fail("not_found", "Task not found");
+  return ok(taskView(task));
+}
+
+interface Counts {
+  texts_changed: number;
+  links_added: number;
+  links_removed: number;
+  links_updated: number;
+}
+
+async function rewriteTexts(tx: Repositories, deps: Deps, campaignId: string, sources: TextSource[], rewrite: (text: string) => string, counts: Counts) {
+  const at = nowIso(deps);
+  for (const source of sources) {
+    const text = rewrite(source.text);
+    if (text === source.text) continue;
+    const before = (await tx.links.list(campaignId, { from_id: source.sourceId, from_type: source.sourceType }, { page: 1, size: 100 })).total;
+    await tx.lookup.writeText(source, text, at);
+    await syncWikilinks(tx, deps, { campaignId, type: source.sourceType, id: source.sourceId }, text);
+    const after = (await tx.links.list(campaignId, { from_id: source.sourceId, from_type: source.sourceType }, { page: 1, size: 100 })).total;
+    counts.texts_changed++;
+    if (after > before) counts.links_added += after - before;
+    if (after < before) counts.links_removed += before - after;
+  }
+}
+
+async function runMaintenance(tx: Repositories, deps: Deps, request: MaintenanceRequest): Promise<Counts> {
+  const counts: Counts = { texts_changed: 0, links_added: 0, links_removed: 0, links_updated: 0 };
+  const target = await findTarget(tx, request.target_type, request.target_id);
+  if (!target || target.campaign_id !== request.campaign_id) throw new Error("the target no longer exists");
+  const campaignId = request.campaign_id;
+  const names = [target.name, ...(target.aliases ?? [])];
+  const notOwnText = (sources: TextSource[]) => sources.filter((source) => source.sourceId !== target.id);
+
+  if (request.operation === "add") {
+    const alias = normalizeAlias(request.alias ?? "") || target.name;
+    await rewriteTexts(tx, deps, campaignId, notOwnText(await tx.lookup.textsMentioning(campaignId, alias)), (text) => linkMentions(text, alias, target.name), counts);
+  } else if (request.operation === "remove") {
+    const unlinked = request.alias ? [normalizeAlias(request.alias)] : names;
+    for (const name of unlinked)
+      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => unlinkTarget(text, name), counts);
+    const keys = new Set(unlinked.map(aliasKey));
+    for (const link of await tx.links.listTo(campaignId, target.id)) {
+      if (!request.alias || keys.has(aliasKey(link.alias))) counts.links_removed += Number(await tx.links.delete(link.id));
+    }
+  } else {
+    if (request.new_target_id) {
+      const next = await findTarget(tx, undefined, request.new_target_id);
+      if (!next || next.campaign_id !== campaignId) throw new Error("the new target no longer exists");
+      for (const name of names)
+        await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => retargetLinks(text, name, next.name), counts);
+      const remaining = await tx.links.listTo(campaignId, target.id);
+      await tx.links.retarget(remaining.map((link) => link.id), next.type as LinkToType, next.id);
+      counts.links_updated += remaining.length;
+    }
+    if (request.new_alias) {
+      const newAlias = normalizeAlias(request.new_alias);
+      const oldAlias = normalizeAlias(request.alias ?? "") || target.name;
+      const pointAt = request.new_target_id ? request.new_target_id : target.id;
+      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, oldAlias), (text) => retargetLinks(text, oldAlias, newAlias), counts);
+      for (const link of await tx.links.listTo(campaignId, pointAt)) {
+        if (aliasKey(link.alias) !== aliasKey(oldAlias)) continue;
+        const updated = await tx.links.updateAlias(link.id, newAlias, aliasKey(newAlias));
+        if (updated && updated !== "conflict") counts.links_updated++;
+      }
+    }
+  }
+  return counts;
+}
+
+const LEASE_MS = 5 * 60_000;
+
+/** Claims and runs one ready task. Returns false when there was none. Any instance may call this. */
+export async function runNextTask(deps: Deps): Promise<boolean> {
+  const now = deps.clock.now();
+  const task = await deps.records.tasks.claim(now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString());
+  if (!task) return false;
+  try {
+    if (task.kind !== LINK_MAINTENANCE) throw new Error(`unknown task kind ${task.kind}`);
+    const counts = await deps.records.withTransaction((tx) => runMaintenance(tx, deps, task.payload as unknown as MaintenanceRequest));
+    await deps.records.tasks.finish(task.id, "succeeded", { ...counts }, null, nowIso(deps));
+  } catch (error) {
+    deps.log.warn("task failed", { task_id: task.id, kind: task.kind, error: (error as Error).message });
+    await deps.records.tasks.finish(task.id, "failed", null, (error as Error).message, nowIso(deps));
+  }
+  return true;
+}
