@@ -159,6 +159,117 @@ for (const backend of backends) {
       expect(await store.members.remove(campaign.id, bob)).toBe(false);
     });
 
+    test("characters: round trip, search by name/alias/misspelling, filters, delete", async () => {
+      const campaign = campaignOf(alice, "Compendium");
+      await store.campaigns.insert(campaign);
+      const base = { campaign_id: campaign.id, player_name: null, player_handle: null, speaker_id: null, description: null, backstory: null, image: null, tcg_image: null, approved: true, merge: false, created_at: at(), updated_at: null };
+      const grog = { ...base, id: uuidV7.next(), character_name: "Grog Strongjaw", character_aliases: ["The Big Guy"], type: "PC" as const, created_at: at(1) };
+      const kima = { ...base, id: uuidV7.next(), character_name: "Kima", character_aliases: [], type: "NPC" as const, approved: false, created_at: at(2) };
+      await store.characters.insert(grog);
+      await store.characters.insert(kima);
+      expect(await store.characters.get(grog.id)).toEqual(grog);
+      await store.characters.replace({ ...grog, description: "Goliath", updated_at: at(5) });
+      expect((await store.characters.get(grog.id))?.description).toBe("Goliath");
+      const page = { page: 1, size: 10 };
+      expect((await store.characters.list(campaign.id, { approvedOnly: false }, page)).rows.map((c) => c.character_name)).toEqual(["Kima", "Grog Strongjaw"]);
+      expect((await store.characters.list(campaign.id, { approvedOnly: true }, page)).total).toBe(1);
+      expect((await store.characters.list(campaign.id, { approvedOnly: false, type: "NPC" }, page)).rows.map((c) => c.id)).toEqual([kima.id]);
+      for (const search of ["grog", "big guy", "Strongjw", "PC"])
+        expect((await store.characters.list(campaign.id, { approvedOnly: false, search }, page)).rows[0]?.id).toBe(grog.id);
+      expect((await store.characters.list(campaign.id, { approvedOnly: false, search: "zzzz" }, page)).total).toBe(0);
+      expect(await store.characters.delete(kima.id)).toBe(true);
+      expect(await store.characters.get(kima.id)).toBeNull();
+    });
+
+    test("entities: kinds kept apart, ancestry walks up to the root", async () => {
+      const campaign = campaignOf(alice, "Places");
+      await store.campaigns.insert(campaign);
+      const place = (name: string, parent_id: string | null) => ({ id: uuidV7.next(), campaign_id: campaign.id, kind: "location" as const, name, aliases: [], description: null, type: null, image: null, tcg_image: null, parent_id, merge: false, created_at: at(), updated_at: null });
+      const world = place("Exandria", null);
+      const city = place("Emon", world.id);
+      const keep = place("Greyskull Keep", city.id);
+      for (const p of [world, city, keep]) await store.entities.insert(p);
+      await store.entities.insert({ ...place("Clasp", null), kind: "faction" });
+      expect(await store.entities.ancestry(keep.id)).toEqual(new Map([[keep.id, city.id], [city.id, world.id], [world.id, null]]));
+      expect((await store.entities.list(campaign.id, "location", {}, { page: 1, size: 10 })).total).toBe(3);
+      expect((await store.entities.list(campaign.id, "faction", {}, { page: 1, size: 10 })).total).toBe(1);
+      expect((await store.entities.list(campaign.id, "location", { search: "Greyskul" }, { page: 1, size: 10 })).rows[0]?.id).toBe(keep.id);
+      await store.entities.delete(city.id);
+      expect((await store.entities.get(keep.id))?.parent_id).toBeNull();
+    });
+
+    test("links: upsert on source and alias key, conflicts on rename, pruning and cleanup", async () => {
+      const campaign = campaignOf(alice, "Links");
+      await store.campaigns.insert(campaign);
+      const link = (alias: string, to_id: string, origin: "api" | "wikilink" = "api") => ({
+        id: uuidV7.next(), campaign_id: campaign.id, from_id: "src", from_type: "Character" as const, to_id, to_type: "Character" as const,
+        alias, alias_key: alias.toLowerCase(), origin, created_at: at(),
+      });
+      const first = await store.links.upsert(link("Mira", "t1"));
+      const replaced = await store.links.upsert(link("MIRA", "t2"));
+      expect(replaced.id).toBe(first.id);
+      expect(replaced.to_id).toBe("t2");
+      const second = await store.links.upsert(link("Captain", "t3", "wikilink"));
+      expect(await store.links.updateAlias(second.id, "mira", "mira")).toBe("conflict");
+      expect(await store.links.updateAlias("missing", "x", "x")).toBeNull();
+      await store.links.upsert(link("Gone", "t4", "wikilink"));
+      expect(await store.links.pruneWikilinks("Character", "src", ["captain"])).toBe(1);
+      expect((await store.links.list(campaign.id, {}, { page: 1, size: 10 })).total).toBe(2);
+      await store.links.retarget([second.id], "Item", "t9");
+      expect(await store.links.get(second.id)).toMatchObject({ to_type: "Item", to_id: "t9" });
+      expect(await store.links.deleteTouching("src")).toBe(2);
+    });
+
+    test("lookup: records by type, names by alias key, texts mentioning a word, text write-back", async () => {
+      const campaign = campaignOf(alice, "Lookup", at(), { summary: "We met Whitestone folk" });
+      await store.campaigns.insert(campaign);
+      const base = { campaign_id: campaign.id, player_name: null, player_handle: null, speaker_id: null, backstory: null, image: null, tcg_image: null, approved: true, merge: false, created_at: at(), updated_at: null, type: "NPC" as const };
+      const npc = { ...base, id: uuidV7.next(), character_name: "Cassandra", character_aliases: ["Lady de Rolo"], description: "Lives in Whitestone" };
+      await store.characters.insert(npc);
+      expect(await store.lookup.findRecord("Character", npc.id)).toMatchObject({ type: "Character", id: npc.id, campaign_id: campaign.id, name: "Cassandra" });
+      expect(await store.lookup.findRecord("Backstory", npc.id)).toMatchObject({ id: npc.id });
+      expect(await store.lookup.findRecord("Item", npc.id)).toBeNull();
+      expect(await store.lookup.findRecord("World", campaign.id)).toMatchObject({ name: "Lookup" });
+      expect((await store.lookup.resolveNames(campaign.id, ["lady de rolo"])).map((r) => r.id)).toEqual([npc.id]);
+      const texts = await store.lookup.textsMentioning(campaign.id, "whitestone");
+      expect(texts.map((t) => t.field).sort()).toEqual(["campaigns.summary", "characters.description"]);
+      await store.lookup.writeText(texts.find((t) => t.field === "characters.description")!, "Lives in [[Whitestone]]", at(9));
+      expect((await store.characters.get(npc.id))?.description).toBe("Lives in [[Whitestone]]");
+    });
+
+    test("search index: ranked buckets, misspellings, per-type limit, removal", async () => {
+      const campaign = campaignOf(alice, "Search");
+      await store.campaigns.insert(campaign);
+      for (let i = 0; i < 12; i++) await store.search.upsert({ campaign_id: campaign.id, doc_type: "items", doc_id: `potion-${i}`, title: `Potion ${i}`, body: "heals wounds" }, at());
+      await store.search.upsert({ campaign_id: campaign.id, doc_type: "locations", doc_id: "k", title: "Kraghammer", body: "A dwarven city in the mountains" }, at());
+      const hits = await store.search.search(campaign.id, "potion", ["items", "locations"], 10);
+      expect(hits.get("items")).toHaveLength(10);
+      expect(hits.get("locations")).toBeUndefined();
+      expect((await store.search.search(campaign.id, "Kragammer", ["locations"], 10)).get("locations")?.[0]?.doc_id).toBe("k");
+      expect((await store.search.search(campaign.id, "mountain", ["locations"], 10)).get("locations")?.[0]?.snippet).toContain("<mark>");
+      await store.search.remove("locations", "k");
+      expect((await store.search.search(campaign.id, "Kraghammer", ["locations"], 10)).size).toBe(0);
+      expect((await store.search.search("other-campaign", "potion", ["items"], 10)).size).toBe(0);
+    });
+
+    test("tasks: each ready task is claimed by exactly one worker, then finished", async () => {
+      const ids = [uuidV7.next(), uuidV7.next(), uuidV7.next()];
+      for (const [i, id] of ids.entries()) await store.tasks.insert({ id, campaign_id: null, kind: "test", payload: { i }, created_by: null, created_at: at(100 + i) });
+      const claims = await Promise.all(ids.map(() => store.tasks.claim(at(200), at(10_000))));
+      const claimed = claims.filter(Boolean).map((t) => t!.id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      let next = await store.tasks.claim(at(200), at(10_000));
+      while (next) {
+        claimed.push(next.id);
+        next = await store.tasks.claim(at(200), at(10_000));
+      }
+      expect(claimed.sort()).toEqual([...ids].sort());
+      await store.tasks.finish(ids[0]!, "succeeded", { n: 1 }, null, at(300));
+      expect(await store.tasks.get(ids[0]!)).toMatchObject({ status: "succeeded", result: { n: 1 }, attempts: 1, finished_at: at(300) });
+      // A running task whose lease ran out is taken again (its worker died).
+      expect((await store.tasks.claim(at(20_000), at(30_000)))?.status).toBe("running");
+    });
+
     test("migrations are recorded and re-running them changes nothing", async () => {
       const before = await store.health();
       expect(before.backend).toBe(backend.name);
