@@ -279,6 +279,7 @@ export const compendiumOperations = defineOperations([
       entities.pickEntities(deps, caller, query.campaign_id, { type: query.type, search: query.search, page: query.page, limit: query.limit }),
   },
   ...linkOperations,
+  maintenanceOperation("moments", "Moments", "Moment"),
   {
     id: "searchCampaign",
     summary: "Search a campaign",
