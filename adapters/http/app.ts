@@ -81,11 +81,12 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
         if (!read.ok) return failureResponse(read.failure);
         body = read.body;
       }
-      // Alias routes name their ids differently (world_id): map them by position.
+      // Alias routes name their ids differently (world_id): map them by position. Elysia has
+      // already percent-decoded the values (and left out malformed ones, which then fail validation).
       const pathInput: Record<string, string> = {};
       routeNames.forEach((name, position) => {
         const value = params[name];
-        if (value !== undefined) pathInput[primaryNames[position] ?? name] = decodeURIComponent(value);
+        if (typeof value === "string") pathInput[primaryNames[position] ?? name] = value;
       });
       const result = await invoke(operation, context, caller, { path: pathInput, query, body });
       if (!result.ok) return failureResponse(result.error);

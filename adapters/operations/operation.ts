@@ -231,6 +231,21 @@ function coerceStrings(schema: TObject, values: Record<string, unknown>): Record
   return out;
 }
 
+/** PostgreSQL text cannot hold U+0000; refuse it at the door instead of failing in the database. */
+function nulIssues(value: unknown, loc: (string | number)[], found: FieldIssue[]): FieldIssue[] {
+  if (found.length >= 10) return found;
+  const msg = "Text cannot contain the NUL character (\\u0000)";
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) found.push({ type: "string_nul", loc, msg, input: value });
+  } else if (Array.isArray(value)) value.forEach((item, index) => nulIssues(item, [...loc, index], found));
+  else if (value && typeof value === "object")
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes("\u0000")) found.push({ type: "string_nul", loc: [...loc, key], msg, input: key });
+      nulIssues(item, [...loc, key], found);
+    }
+  return found;
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -253,7 +268,13 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
       issues.push(...issuesOf(part, schema, value));
       continue;
     }
-    decoded[part] = Value.Clean(schema, value) as Record<string, unknown>;
+    const cleaned = Value.Clean(schema, value) as Record<string, unknown>;
+    const nul = nulIssues(cleaned, [part], []);
+    if (nul.length) {
+      issues.push(...nul);
+      continue;
+    }
+    decoded[part] = cleaned;
   }
   if (issues.length) return fail("invalid", issues[0]!.msg, issues);
   return { ok: true, value: decoded };

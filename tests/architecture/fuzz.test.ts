@@ -1,0 +1,76 @@
+// Every write operation in the table, fed generated bodies (mostly wrong): always a 2xx or a 4xx
+// with a `detail`, never a 5xx.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { OPERATIONS } from "../../adapters/operations/index.ts";
+import { inProcessService } from "../support/inprocess.ts";
+
+let service: Awaited<ReturnType<typeof inProcessService>>;
+let key: string;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  service = await inProcessService();
+  const json = async (response: Response) => response.json();
+  const user = await json(await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "F", email: "f@example.test" } }));
+  key = (await json(await service.request("POST", `/internal/v1/users/${user.id}/keys`, { key: service.adminKey, body: {} }))).key;
+  ids.user_id = user.id;
+  ids.campaign_id = (await json(await service.request("POST", "/v1/campaigns", { key, body: { title: "Fuzz" } }))).id;
+  ids.world_id = ids.campaign_id;
+  ids.character_id = (await json(await service.request("POST", "/v1/characters", { key, body: { campaign_id: ids.campaign_id, character_name: "Target" } }))).id;
+  for (const kind of ["faction", "location", "item"])
+    ids[`${kind}_id`] = (await json(await service.request("POST", `/v1/${kind}s`, { key, body: { campaign_id: ids.campaign_id, name: `A ${kind}` } }))).id;
+  ids.link_id = (await json(await service.request("POST", `/v1/campaigns/${ids.campaign_id}/links`, { key, body: { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" } }))).id;
+});
+afterAll(() => service?.close());
+
+const anyJson = fc.jsonValue({ maxDepth: 2 });
+
+for (const op of OPERATIONS) {
+  if (!op.http || !op.input.body || op.auth === "none") continue;
+  if (op.id === "internalRevokeKey" || op.id === "internalRotateKey") continue; // would revoke the fuzzer's own key material
+  test(`${op.id}: generated bodies never cause a 5xx`, async () => {
+    const fields = Object.keys(op.input.body!.properties);
+    const bodies = fc.oneof(
+      anyJson,
+      // Right field names with arbitrary values reach the deeper checks.
+      fc.dictionary(fc.constantFrom(...fields), anyJson, { maxKeys: fields.length }),
+      fc.dictionary(fc.constantFrom(...fields), fc.constantFrom(ids.campaign_id, ids.character_id, "", "  ", null, -1, "https://x.io/a.png", "http://x.io", "Character", "a".repeat(300), "nul\u0000inside", ["a", "\u0000"]), { maxKeys: fields.length }),
+    );
+    const key_ = op.auth === "first_party" ? service.adminKey : key;
+    await fc.assert(
+      fc.asyncProperty(bodies, fc.boolean(), async (body, realIds) => {
+        const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => (realIds && ids[name] ? ids[name]! : "no-such-id"));
+        const response = await service.request(op.http!.method, path, { key: key_, body });
+        expect(response.status).toBeLessThan(500);
+        if (response.status >= 400) expect((await response.json()).detail).toBeDefined();
+      }),
+      { numRuns: 30 },
+    );
+  });
+}
+
+test("NUL characters anywhere are a 422, in bodies and in query strings", async () => {
+  const body = await service.request("POST", "/v1/campaigns", { key, body: { title: "a\u0000b" } });
+  expect(body.status).toBe(422);
+  expect((await body.json()).detail[0]).toMatchObject({ type: "string_nul", loc: ["body", "title"] });
+  const query = await service.request("GET", "/v1/campaigns?search=%00", { key });
+  expect(query.status).toBe(422);
+  const user = await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "x\u0000", email: "n@example.test" } });
+  expect(user.status).toBe(422);
+});
+
+test("path ids are decoded once; malformed escapes are a 4xx", async () => {
+  const campaign = await (await service.request("POST", "/v1/campaigns", { key, body: { title: "Escapes" } })).json();
+  expect((await service.request("GET", `/v1/campaigns/${campaign.id}`, { key })).status).toBe(200);
+  const doubled = await service.request("GET", `/v1/campaigns/${encodeURIComponent(encodeURIComponent(campaign.id + " "))}`, { key });
+  expect(doubled.status).toBe(404);
+  const malformed = await service.request("GET", "/v1/campaigns/%E0%A4%A", { key });
+  expect(malformed.status).toBeGreaterThanOrEqual(400);
+  expect(malformed.status).toBeLessThan(500);
+});
+
+test("the fuzzer covered the write operations", () => {
+  const covered = OPERATIONS.filter((op) => op.http && op.input.body && op.auth !== "none").length;
+  expect(covered).toBeGreaterThanOrEqual(15);
+});
