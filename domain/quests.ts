@@ -145,7 +145,7 @@ const SCALARS = ["quest_name", "quest_giver", "quest_category", "success_definit
  */
 export function applyQuestPatch(quest: QuestState, patch: QuestPatch, newId: () => string): QuestState {
   const next: QuestState = { ...quest };
-  for (const key of SCALARS) if (patch[key] !== undefined) (next as Record<string, unknown>)[key] = patch[key];
+  for (const key of SCALARS) if (patch[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = patch[key];
   if (patch.objectives !== undefined) {
     next.objectives = toObjectives(patch.objectives, newId);
     next.status = deriveQuestStatus(next.objectives.map((o) => o.status));

@@ -2,6 +2,9 @@
 import type { Campaign, CampaignChanges, CharacterArcSettings, FieldDefinitionDraft, StatKind } from "../domain/campaign.ts";
 import type { Character, CharacterType, Entity, EntityKind, Link, LinkFromType, LinkToType } from "../domain/compendium.ts";
 import type { User, UserRole } from "../domain/identity.ts";
+import type { JournalStatus, PermissionLevel } from "../domain/journals.ts";
+import type { QuestCategory, QuestState, QuestStatus } from "../domain/quests.ts";
+import type { Session, SessionRef } from "../domain/sessions.ts";
 import type { PageRequest } from "../domain/pagination.ts";
 
 export interface Listing<T> {
@@ -184,6 +187,8 @@ export interface LookupRepository {
 
 export interface SearchDocument {
   campaign_id: string;
+  /** Journal entries only: who may see the hit (the journal permission rule, applied in the query). */
+  visibility?: { author_id: string; is_public: boolean; shared_with: string[] };
   doc_type: string;
   doc_id: string;
   title: string;
@@ -203,7 +208,7 @@ export interface SearchIndex {
   upsert(document: SearchDocument, at: string): Promise<void>;
   remove(docType: string, docId: string): Promise<void>;
   /** Ranked hits per document type, at most `perType` each; full text first, trigram similarity for misspellings. */
-  search(campaignId: string, query: string, docTypes: string[], perType: number): Promise<Map<string, SearchHit[]>>;
+  search(campaignId: string, query: string, docTypes: string[], perType: number, viewerId: string): Promise<Map<string, SearchHit[]>>;
 }
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed";
@@ -244,6 +249,113 @@ export interface CampaignSettingsRepository {
   listFieldDefinitions(campaignId: string): Promise<FieldDefinition[]>;
 }
 
+export interface SessionRepository {
+  insert(session: Session): Promise<void>;
+  get(id: string): Promise<Session | null>;
+  /** The sessions with these ids, numbered in date order within their campaign. */
+  refs(campaignId: string, ids: string[]): Promise<Map<string, SessionRef>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface Quest extends QuestState {
+  id: string;
+  campaign_id: string;
+  order_index: number;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface QuestFilters {
+  search?: string;
+  status?: QuestStatus;
+  quest_category?: QuestCategory;
+}
+
+export interface QuestRepository {
+  insert(quest: Quest): Promise<void>;
+  replace(quest: Quest): Promise<void>;
+  get(id: string): Promise<Quest | null>;
+  list(campaignId: string, filters: QuestFilters, page: PageRequest): Promise<Listing<Quest>>;
+  nextOrderIndex(campaignId: string): Promise<number>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface JournalEntry {
+  id: string;
+  campaign_id: string;
+  title: string;
+  summary: string | null;
+  content: string;
+  content_rich: unknown;
+  content_metadata: unknown;
+  tags: string[];
+  token_count: number;
+  cover_image: string | null;
+  is_pinned: boolean;
+  is_public: boolean;
+  status: JournalStatus;
+  published_at: string | null;
+  archived_at: string | null;
+  folder_id: string | null;
+  author_id: string;
+  last_edited_by_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface JournalShare {
+  user_id: string;
+  level: PermissionLevel;
+}
+
+export interface JournalChunk {
+  position: number;
+  text: string;
+  token_count: number;
+}
+
+export interface JournalRepository {
+  insert(entry: JournalEntry): Promise<void>;
+  replace(entry: JournalEntry): Promise<void>;
+  get(id: string): Promise<JournalEntry | null>;
+  /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. */
+  listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalEntry>>;
+  delete(id: string): Promise<boolean>;
+  shares(entryId: string): Promise<JournalShare[]>;
+  putShare(entryId: string, share: JournalShare, at: string): Promise<void>;
+  removeShare(entryId: string, userId: string): Promise<void>;
+  /** Tokens of every entry of the campaign except one (the one being saved). */
+  campaignTokens(campaignId: string, exceptEntryId: string | null): Promise<number>;
+  replaceChunks(entryId: string, campaignId: string, chunks: JournalChunk[]): Promise<void>;
+  chunks(entryId: string): Promise<JournalChunk[]>;
+  moveFolderEntriesToRoot(folderId: string): Promise<number>;
+}
+
+export interface JournalFolder {
+  id: string;
+  campaign_id: string;
+  parent_id: string | null;
+  name: string;
+  path: string;
+  description: string | null;
+  position: number;
+  metadata: unknown;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface FolderRepository {
+  /** Returns false when the campaign already has a folder at that path. */
+  insert(folder: JournalFolder): Promise<boolean>;
+  replace(folder: JournalFolder): Promise<boolean>;
+  get(id: string): Promise<JournalFolder | null>;
+  list(campaignId: string, parentId?: string): Promise<JournalFolder[]>;
+  /** Parent of each folder on the way up from `id`. */
+  ancestry(id: string): Promise<Map<string, string | null>>;
+  reparentChildren(folderId: string, newParentId: string | null, at: string): Promise<number>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface Repositories {
   users: UserRepository;
   apiKeys: ApiKeyRepository;
@@ -257,6 +369,10 @@ export interface Repositories {
   lookup: LookupRepository;
   search: SearchIndex;
   tasks: TaskRepository;
+  sessions: SessionRepository;
+  quests: QuestRepository;
+  journals: JournalRepository;
+  folders: FolderRepository;
 }
 
 export interface StoreHealth {

@@ -368,13 +368,13 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
          values ($1, $2, $3, $4, $5, $6::text::jsonb, $7::timestamptz)
          on conflict (doc_type, doc_id) do update set campaign_id = excluded.campaign_id, title = excluded.title, body = excluded.body,
            facets = excluded.facets, updated_at = excluded.updated_at`,
-        [doc.campaign_id, doc.doc_type, doc.doc_id, doc.title, doc.body, json(doc.facets ?? {}), at],
+        [doc.campaign_id, doc.doc_type, doc.doc_id, doc.title, doc.body, json({ ...doc.facets, ...(doc.visibility ? { visibility: doc.visibility } : {}) }), at],
       );
     },
     async remove(docType, docId) {
       await db.query(`delete from search_documents where doc_type = $1 and doc_id = $2`, [docType, docId]);
     },
-    async search(campaignId, query, docTypes, perType) {
+    async search(campaignId, query, docTypes, perType, viewerId) {
       const rows = await db.query(
         `with q as (select websearch_to_tsquery('simple', $2) as simple, websearch_to_tsquery('english', $2) as english),
          scored as (
@@ -384,6 +384,9 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
                   q.english as english
            from search_documents d, q
            where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
+             -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
+             and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
+                  or d.facets->'visibility'->>'author_id' = $6 or d.facets->'visibility'->'shared_with' ? $6)
              and ((setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('english', d.body), 'B')) @@ (q.simple || q.english)
                   or d.title ilike $4 or d.title % $2 or $2 <% d.title)
          ),
@@ -392,7 +395,7 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
                 case when body = '' then ''
                      else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
          from ranked where position <= $5 order by doc_type, position`,
-        [campaignId, query, json(docTypes), likePattern(query), perType],
+        [campaignId, query, json(docTypes), likePattern(query), perType, viewerId],
       );
       const hits = new Map<string, SearchHit[]>();
       for (const row of rows) {

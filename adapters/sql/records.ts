@@ -19,6 +19,7 @@ import type {
 } from "../../ports/records.ts";
 import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
+import { folders, journals, quests, sessions } from "./journals.ts";
 import { migrationStatus } from "./migrate.ts";
 
 const UNIQUE_VIOLATION = "23505";
@@ -214,16 +215,17 @@ function campaigns(db: SqlExecutor): CampaignRepository {
       return rows.length > 0;
     },
     async counts(id) {
-      // Kinds whose tables do not exist yet (sessions, beats, moments) count zero.
+      // Kinds whose tables do not exist yet (beats, moments) count zero.
       const [row] = await db.query(
         `select (select count(*)::int from characters where campaign_id = $1) as characters,
+                (select count(*)::int from sessions where campaign_id = $1) as sessions,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'faction') as factions,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'location') as locations,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'item') as items`,
         [id],
       );
       const counts = emptyCounts();
-      for (const kind of ["characters", "factions", "locations", "items"] as const) counts[kind] = Number(row?.[kind] ?? 0);
+      for (const kind of ["characters", "sessions", "factions", "locations", "items"] as const) counts[kind] = Number(row?.[kind] ?? 0);
       return counts;
     },
   };
@@ -335,6 +337,10 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   lookup: lookup(db),
   search: searchIndex(db),
   tasks: tasks(db),
+  sessions: sessions(db),
+  quests: quests(db),
+  journals: journals(db),
+  folders: folders(db),
 });
 
 export function sqlRecordStore(db: SqlDatabase): RecordStore {

@@ -242,14 +242,14 @@ for (const backend of backends) {
       await store.campaigns.insert(campaign);
       for (let i = 0; i < 12; i++) await store.search.upsert({ campaign_id: campaign.id, doc_type: "items", doc_id: `potion-${i}`, title: `Potion ${i}`, body: "heals wounds" }, at());
       await store.search.upsert({ campaign_id: campaign.id, doc_type: "locations", doc_id: "k", title: "Kraghammer", body: "A dwarven city in the mountains" }, at());
-      const hits = await store.search.search(campaign.id, "potion", ["items", "locations"], 10);
+      const hits = await store.search.search(campaign.id, "potion", ["items", "locations"], 10, alice);
       expect(hits.get("items")).toHaveLength(10);
       expect(hits.get("locations")).toBeUndefined();
-      expect((await store.search.search(campaign.id, "Kragammer", ["locations"], 10)).get("locations")?.[0]?.doc_id).toBe("k");
-      expect((await store.search.search(campaign.id, "mountain", ["locations"], 10)).get("locations")?.[0]?.snippet).toContain("<mark>");
+      expect((await store.search.search(campaign.id, "Kragammer", ["locations"], 10, alice)).get("locations")?.[0]?.doc_id).toBe("k");
+      expect((await store.search.search(campaign.id, "mountain", ["locations"], 10, alice)).get("locations")?.[0]?.snippet).toContain("<mark>");
       await store.search.remove("locations", "k");
-      expect((await store.search.search(campaign.id, "Kraghammer", ["locations"], 10)).size).toBe(0);
-      expect((await store.search.search("other-campaign", "potion", ["items"], 10)).size).toBe(0);
+      expect((await store.search.search(campaign.id, "Kraghammer", ["locations"], 10, alice)).size).toBe(0);
+      expect((await store.search.search("other-campaign", "potion", ["items"], 10, alice)).size).toBe(0);
     });
 
     test("tasks: each ready task is claimed by exactly one worker, then finished", async () => {

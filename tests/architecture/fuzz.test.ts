@@ -16,7 +16,7 @@ beforeAll(async () => {
   key = (await json(await service.request("POST", `/internal/v1/users/${user.id}/keys`, { key: service.adminKey, body: {} }))).key;
   ids.user_id = user.id;
   ids.campaign_id = (await json(await service.request("POST", "/v1/campaigns", { key, body: { title: "Fuzz" } }))).id;
-  ids.world_id = ids.campaign_id;
+  ids.world_id = ids.campaign_id!;
   ids.character_id = (await json(await service.request("POST", "/v1/characters", { key, body: { campaign_id: ids.campaign_id, character_name: "Target" } }))).id;
   for (const kind of ["faction", "location", "item"])
     ids[`${kind}_id`] = (await json(await service.request("POST", `/v1/${kind}s`, { key, body: { campaign_id: ids.campaign_id, name: `A ${kind}` } }))).id;

@@ -32,7 +32,7 @@ describe("quest status derivation", () => {
       [["completed", "pending"], "in-progress"],
       [["pending", "pending"], "planned"],
     ];
-    for (const [input, expected] of cases) expect(deriveQuestStatus(input)).toBe(expected);
+    for (const [input, expected] of cases) expect(deriveQuestStatus(input) as string).toBe(expected);
   });
 
   test("all completed ⇔ done (for a non-empty list)", () => {

@@ -1,0 +1,28 @@
+// Sessions: play events in time.
+
+export const SESSION_TYPES = ["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const;
+export type SessionType = (typeof SESSION_TYPES)[number];
+
+export interface Session {
+  id: string;
+  campaign_id: string;
+  type: SessionType;
+  title: string;
+  summary: string | null;
+  notes: string | null;
+  session_date: string;
+  image: string | null;
+  public: boolean;
+  pbp_start_msg_url: string | null;
+  pbp_end_msg_url: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** A session as other records cite it, numbered from 1 in date order within its campaign. */
+export interface SessionRef {
+  id: string;
+  number: number;
+  title: string;
+  session_date: string;
+}
