@@ -48,7 +48,7 @@ export async function searchCampaign(
     buckets = SEARCH_BUCKETS.filter((bucket) => asked.includes(bucket));
   }
   const q = query.q.trim();
-  const hits = q ? await deps.records.search.search(campaignId, q, buckets, HITS_PER_BUCKET) : new Map();
+  const hits = q ? await deps.records.search.search(campaignId, q, buckets, HITS_PER_BUCKET, caller.userId) : new Map();
   const result: Partial<Record<SearchBucket, SearchResultItem[]>> = {};
   for (const bucket of buckets) {
     result[bucket] = (hits.get(bucket) ?? []).map((hit: { doc_id: string; title: string; snippet: string; score: number }) => ({

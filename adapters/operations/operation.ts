@@ -1,6 +1,6 @@
 // The operation table's row type, and the one place inputs are validated and use cases run,
 // whichever transport the call came through.
-import { Type, type TObject, type TSchema } from "@sinclair/typebox";
+import { FormatRegistry, Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
 import type { AccessLevel } from "../../domain/access.ts";
@@ -8,6 +8,10 @@ import { fail, type FieldIssue, type Result } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
 import type { Deps } from "../../application/deps.ts";
 import { requireFirstParty } from "../../application/access.ts";
+
+// ISO 8601 date-times with a zone, e.g. 2026-11-21T19:40:00Z.
+if (!FormatRegistry.Has("date-time"))
+  FormatRegistry.Set("date-time", (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) && !Number.isNaN(Date.parse(value)));
 
 export interface ServiceInfo {
   name: string;

@@ -446,3 +446,287 @@ export const Speaker = Type.Object(
   { id: Id(), campaign_id: Id(), name: Type.String(), handle: Nullable(Type.String()), user_id: Nullable(Id()), roles: Type.Array(Type.String()), created_at: Timestamp },
   { title: "Speaker" },
 );
+
+// Quests -------------------------------------------------------------------------------------------
+
+const QuestCategory = literals(["main", "side", "faction", "personal", "n/a"] as const);
+const QuestStatus = literals(["planned", "in-progress", "blocked", "failed", "done", "n/a"] as const);
+const ObjectiveStatus = literals(["pending", "in-progress", "completed", "failed", "blocked"] as const);
+const QuestEntityType = literals(["character", "faction", "location", "item"] as const);
+const Narrative = (description: string) => Nullable(Type.String({ maxLength: 20_000, description }));
+const LabelList = (what: string) => Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200, description: `Labels of related ${what}; replaces only this bucket` });
+
+const SessionCite = Nullable(Type.Object({ id: Id(), number: Type.Integer(), title: Type.String(), session_date: Timestamp }));
+
+const questScalars = {
+  id: Id(),
+  campaign_id: Id(),
+  order_index: Type.Integer(),
+  quest_name: Type.String(),
+  quest_giver: Nullable(Type.String()),
+  quest_giver_id: Nullable(Id()),
+  quest_category: QuestCategory,
+  status: QuestStatus,
+  success_definition: Nullable(Type.String()),
+  failure_conditions: Nullable(Type.String()),
+  next_action: Nullable(Type.String()),
+  resolution: Nullable(Type.String()),
+  objective_count: Type.Integer(),
+  completed_objective_count: Type.Integer(),
+  progress_entry_count: Type.Integer(),
+  related_entity_count: Type.Integer(),
+  first_session: SessionCite,
+  last_session: SessionCite,
+  created_at: Timestamp,
+  updated_at: Nullable(Timestamp),
+};
+
+export const QuestSummary = Type.Object(questScalars, { title: "QuestSummary" });
+
+export const Quest = Type.Object(
+  {
+    ...questScalars,
+    objectives: Type.Array(Type.Object({ id: Id(), text: Type.String(), status: ObjectiveStatus, order: Type.Integer() })),
+    progress_log: Type.Array(Type.String()),
+    progress_log_entries: Type.Array(
+      Type.Object({
+        id: Id(),
+        text: Type.String(),
+        order: Type.Integer(),
+        session_id: Nullable(Id()),
+        session_number: Nullable(Type.Integer()),
+        session_title: Nullable(Type.String()),
+        session_date: Nullable(Timestamp),
+      }),
+    ),
+    related_characters: Type.Array(Type.String()),
+    related_factions: Type.Array(Type.String()),
+    related_locations: Type.Array(Type.String()),
+    related_items: Type.Array(Type.String()),
+    related_entity_refs: Type.Array(
+      Type.Object({
+        id: Id(),
+        entity_type: QuestEntityType,
+        entity_id: Nullable(Id()),
+        entity_name_snapshot: Nullable(Type.String()),
+        label: Nullable(Type.String()),
+        order: Type.Integer(),
+      }),
+    ),
+  },
+  { title: "Quest" },
+);
+
+const questInputFields = {
+  quest_giver: Nullable(Type.String({ maxLength: 200, description: "Must name an approved character or faction of the campaign" })),
+  quest_category: QuestCategory,
+  status: { ...QuestStatus, description: "Ignored when objectives are sent: the status is then derived from them" },
+  success_definition: Narrative("What success looks like"),
+  failure_conditions: Narrative("What failure looks like"),
+  next_action: Narrative("The party's next step"),
+  resolution: Narrative("How it ended"),
+  objectives: Type.Array(Type.Union([Type.String({ maxLength: 2000 }), Type.Object({ text: Type.String({ maxLength: 2000 }), status: Type.Optional(ObjectiveStatus) })]), {
+    maxItems: 200,
+    description: "Replaces the whole list and recomputes the status",
+  }),
+  progress_log: Type.Array(Type.Union([Type.String({ maxLength: 5000 }), Type.Object({ text: Type.String({ maxLength: 5000 }), session_id: Type.Optional(Nullable(Id())) })]), {
+    maxItems: 500,
+    description: "Replaces the progress list; an entry may cite a session of the campaign",
+  }),
+  related_characters: LabelList("characters"),
+  related_factions: LabelList("factions"),
+  related_locations: LabelList("locations"),
+  related_items: LabelList("items"),
+  related_entity_refs: Type.Array(
+    Type.Object({
+      entity_type: QuestEntityType,
+      entity_id: Type.Optional(Nullable(Id("Must exist in the campaign"))),
+      entity_name_snapshot: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+      label: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    }),
+    { maxItems: 200, description: "Replaces the whole related-entity set" },
+  ),
+};
+
+export const QuestCreate = Type.Object(
+  { campaign_id: Id("Campaign id"), quest_name: Type.String({ maxLength: 300 }), ...Type.Partial(Type.Object(questInputFields)).properties },
+  { title: "QuestCreate" },
+);
+export const QuestUpdate = Type.Partial(Type.Object({ quest_name: Type.String({ maxLength: 300 }), ...questInputFields }), { title: "QuestUpdate" });
+
+export const QuestListQuery = Type.Object({
+  ...CampaignIdQuery,
+  search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of name, giver or narrative fields" })),
+  status: Type.Optional(QuestStatus),
+  quest_category: Type.Optional(QuestCategory),
+  ...PageQuery,
+});
+
+// Journals -----------------------------------------------------------------------------------------
+
+const PermissionLevel = literals(["view", "comment", "edit", "manage"] as const);
+const JournalStatus = literals(["draft", "published", "archived"] as const);
+
+const journalListFields = {
+  id: Id(),
+  campaign_id: Id(),
+  title: Type.String(),
+  summary: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  token_count: Type.Integer(),
+  cover_image: Nullable(Type.String()),
+  is_pinned: Type.Boolean(),
+  is_public: Type.Boolean(),
+  status: JournalStatus,
+  published_at: Nullable(Timestamp),
+  archived_at: Nullable(Timestamp),
+  folder_id: Nullable(Id()),
+  author_id: Id(),
+  last_edited_by_id: Nullable(Id()),
+  created_at: Timestamp,
+  updated_at: Nullable(Timestamp),
+};
+
+export const JournalListItem = Type.Object(journalListFields, { title: "JournalEntrySummary" });
+export const JournalCard = Type.Object(
+  { id: Id(), title: Type.String(), summary: Nullable(Type.String()), updated_at: Nullable(Timestamp), folder_id: Nullable(Id()) },
+  { title: "JournalCard" },
+);
+export const JournalDetail = Type.Object(
+  {
+    ...journalListFields,
+    content: Type.String({ description: "Plain text (derived from content_rich when that is set)" }),
+    content_rich: Type.Unknown({ description: "Rich-text (Lexical) editor state" }),
+    content_metadata: Type.Unknown(),
+    permission_level: PermissionLevel,
+  },
+  { title: "JournalEntry" },
+);
+
+const journalInputFields = {
+  summary: Nullable(Type.String({ maxLength: 5000 })),
+  content: Nullable(Type.String({ description: "Plain text; ignored when content_rich is sent. May hold [[wikilinks]]." })),
+  content_rich: Type.Unknown({ description: "Lexical editor state JSON; canonical when sent" }),
+  content_metadata: Type.Unknown(),
+  tags: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  cover_image: Nullable(ImageUrl),
+  is_pinned: Type.Boolean(),
+  is_public: Type.Boolean({ description: "Visible to everyone in the campaign" }),
+  status: JournalStatus,
+  published_at: Nullable(Timestamp),
+  archived_at: Nullable(Timestamp),
+  folder_id: Nullable(Id("A journal folder of the same campaign")),
+};
+
+export const JournalCreate = Type.Object(
+  { world_id: Id("Campaign id"), title: Type.String({ minLength: 1, maxLength: 300 }), ...Type.Partial(Type.Object(journalInputFields)).properties },
+  { title: "JournalCreate" },
+);
+
+export const JournalUpdate = Type.Object(
+  {
+    id: Id("Journal entry id"),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    ...Type.Partial(Type.Object(journalInputFields)).properties,
+    author_id: Type.Optional(Id("Hands the entry to another member of the campaign (needs manage)")),
+    permissions: Type.Optional(
+      Type.Object(
+        {
+          add: Type.Optional(Type.Array(Type.Object({ user_id: Id(), level: PermissionLevel }), { maxItems: 100 })),
+          remove: Type.Optional(Type.Array(Type.Object({ user_id: Id() }), { maxItems: 100 })),
+        },
+        { description: "Share changes (needs manage); the author cannot be removed" },
+      ),
+    ),
+  },
+  { title: "JournalUpdate" },
+);
+
+export const JournalListQuery = Type.Object({
+  campaign_id: Id("Campaign id (world id)"),
+  folder_id: Type.Optional(Id("Only entries in this folder")),
+  fields: Fields,
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+export const Success = Type.Object({ success: Type.Literal(true) }, { title: "Success" });
+export const SuccessId = Type.Object({ success: Type.Literal(true), id: Id() }, { title: "SuccessWithId" });
+
+export const Folder = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    parent_id: Nullable(Id()),
+    name: Type.String(),
+    path: Type.String(),
+    description: Nullable(Type.String()),
+    position: Type.Integer(),
+    metadata: Type.Unknown(),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "JournalFolder" },
+);
+
+const folderFields = {
+  parent_id: Nullable(Id("Parent folder of the same campaign; never the folder itself or a descendant")),
+  description: Nullable(Type.String({ maxLength: 5000 })),
+  position: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  metadata: Type.Unknown(),
+};
+
+export const FolderCreate = Type.Object(
+  {
+    world_id: Id("Campaign id"),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    path: Type.String({ minLength: 1, maxLength: 1000, description: "Normalized: trimmed segments, no leading, trailing or doubled slashes; unique per campaign" }),
+    ...Type.Partial(Type.Object(folderFields)).properties,
+  },
+  { title: "JournalFolderCreate" },
+);
+
+export const FolderUpdate = Type.Object(
+  {
+    id: Id("Folder id"),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    ...Type.Partial(Type.Object(folderFields)).properties,
+  },
+  { title: "JournalFolderUpdate" },
+);
+
+export const FolderListQuery = Type.Object({ campaign_id: Id("Campaign id"), parent_id: Type.Optional(Id("Only the children of this folder")) });
+export const IdQuery = (description: string) => Type.Object({ id: Id(description) });
+
+// Sessions (first party for now) -----------------------------------------------------------------
+
+export const SessionType = literals(["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const);
+
+export const Session = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    type: SessionType,
+    title: Type.String(),
+    summary: Nullable(Type.String()),
+    notes: Nullable(Type.String()),
+    session_date: Timestamp,
+    image: Nullable(Type.String()),
+    public: Type.Boolean(),
+    pbp_start_msg_url: Nullable(Type.String()),
+    pbp_end_msg_url: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Session" },
+);
+
+export const SessionCreate = Type.Object({
+  campaign_id: Id("Campaign id"),
+  type: SessionType,
+  title: Type.String({ minLength: 1, maxLength: 300 }),
+  session_date: Type.String({ format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$", "x-error": "session_date must be an ISO 8601 date-time with a time zone" }),
+  summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 2_000_000 }))),
+});

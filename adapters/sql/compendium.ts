@@ -303,6 +303,7 @@ const TEXT_FIELDS: [LinkFromType, string, string][] = [
   ["Character", "characters", "description"],
   ["Backstory", "characters", "backstory"],
   ["World", "campaigns", "summary"],
+  ["GameSession", "sessions", "summary"],
 ];
 
 export function lookup(db: SqlExecutor): LookupRepository {
@@ -313,6 +314,10 @@ export function lookup(db: SqlExecutor): LookupRepository {
         [row] = await db.query(`select id, campaign_id, character_name as name from characters where id = $1`, [id]);
       } else if (ENTITY_TYPE_NAMES[type]) {
         [row] = await db.query(`select id, campaign_id, name from entities where id = $1 and kind = $2`, [id, ENTITY_TYPE_NAMES[type]]);
+      } else if (type === "GameSession") {
+        [row] = await db.query(`select id, campaign_id, title as name from sessions where id = $1`, [id]);
+      } else if (type === "Journal") {
+        [row] = await db.query(`select id, campaign_id, title as name from journal_entries where id = $1`, [id]);
       } else if (type === "World") {
         [row] = await db.query(`select id, id as campaign_id, title as name from campaigns where id = $1`, [id]);
       }
