@@ -7,6 +7,8 @@ import { loadMigrations } from "../../infra/container.ts";
 import type { Campaign } from "../../domain/campaign.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { announceSkip, recordBackends } from "../support/backends.ts";
+import fc from "fast-check";
+import { journalPermission, type PermissionLevel } from "../../domain/journals.ts";
 
 const backends = await recordBackends();
 
@@ -268,6 +270,111 @@ for (const backend of backends) {
       expect(await store.tasks.get(ids[0]!)).toMatchObject({ status: "succeeded", result: { n: 1 }, attempts: 1, finished_at: at(300) });
       // A running task whose lease ran out is taken again (its worker died).
       expect((await store.tasks.claim(at(20_000), at(30_000)))?.status).toBe("running");
+    });
+
+    test("journals: the visibility query agrees with the domain permission rule", async () => {
+      const campaign = campaignOf(alice, "Journal rule");
+      await store.campaigns.insert(campaign);
+      const users = [alice, bob];
+      const carol = (await store.users.insert({ id: uuidV7.next(), name: "Carol J", email: "carol.j@example.test", role: "user", created_at: at() }))!.id;
+      users.push(carol);
+      const arbitrary = fc.array(
+        fc.record({
+          author: fc.constantFrom(...users),
+          isPublic: fc.boolean(),
+          shares: fc.dictionary(fc.constantFrom(...users), fc.constantFrom("view", "comment", "edit", "manage")),
+        }),
+        { minLength: 1, maxLength: 6 },
+      );
+      await fc.assert(
+        fc.asyncProperty(arbitrary, async (specs) => {
+          const created: { id: string; spec: (typeof specs)[number] }[] = [];
+          for (const spec of specs) {
+            const id = uuidV7.next();
+            await store.journals.insert({
+              id, campaign_id: campaign.id, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
+              cover_image: null, is_pinned: false, is_public: spec.isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
+              author_id: spec.author, last_edited_by_id: null, created_at: at(), updated_at: null,
+            });
+            for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
+            created.push({ id, spec });
+          }
+          for (const viewer of users) {
+            const visible = new Set((await store.journals.listVisible(campaign.id, viewer, {}, { page: 1, size: 100 })).rows.map((e) => e.id));
+            for (const { id, spec } of created) {
+              const expected = journalPermission({ authorId: spec.author, isPublic: spec.isPublic, shares: new Map(Object.entries(spec.shares)) as Map<string, PermissionLevel> }, viewer) !== null;
+              expect(visible.has(id)).toBe(expected);
+            }
+          }
+          for (const { id } of created) await store.journals.delete(id);
+        }),
+        { numRuns: 15 },
+      );
+    });
+
+    test("journals: shares, token totals, chunks, folder moves", async () => {
+      const campaign = campaignOf(alice, "Journal storage");
+      await store.campaigns.insert(campaign);
+      const folder = { id: uuidV7.next(), campaign_id: campaign.id, parent_id: null, name: "Lore", path: "Lore", description: null, position: 0, metadata: { color: "red" }, created_at: at(), updated_at: null };
+      expect(await store.folders.insert(folder)).toBe(true);
+      expect(await store.folders.insert({ ...folder, id: uuidV7.next() })).toBe(false);
+      const child = { ...folder, id: uuidV7.next(), parent_id: folder.id, path: "Lore/NPCs", name: "NPCs" };
+      await store.folders.insert(child);
+      expect(await store.folders.get(folder.id)).toEqual(folder);
+      expect(await store.folders.ancestry(child.id)).toEqual(new Map([[child.id, folder.id], [folder.id, null]]));
+      const entry = {
+        id: uuidV7.next(), campaign_id: campaign.id, title: "E", summary: null, content: "abc", content_rich: { root: { children: [] } }, content_metadata: { words: 1 },
+        tags: ["x"], token_count: 7, cover_image: null, is_pinned: true, is_public: false, status: "published" as const, published_at: at(1), archived_at: null,
+        folder_id: child.id, author_id: alice, last_edited_by_id: alice, created_at: at(), updated_at: null,
+      };
+      await store.journals.insert(entry);
+      expect(await store.journals.get(entry.id)).toEqual(entry);
+      expect(await store.journals.campaignTokens(campaign.id, null)).toBe(7);
+      expect(await store.journals.campaignTokens(campaign.id, entry.id)).toBe(0);
+      await store.journals.putShare(entry.id, { user_id: bob, level: "view" }, at());
+      await store.journals.putShare(entry.id, { user_id: bob, level: "edit" }, at());
+      expect(await store.journals.shares(entry.id)).toEqual([{ user_id: bob, level: "edit" }]);
+      await store.journals.replaceChunks(entry.id, campaign.id, [{ position: 0, text: "a", token_count: 1 }, { position: 1, text: "b", token_count: 1 }]);
+      await store.journals.replaceChunks(entry.id, campaign.id, [{ position: 0, text: "c", token_count: 1 }]);
+      expect(await store.journals.chunks(entry.id)).toEqual([{ position: 0, text: "c", token_count: 1 }]);
+      expect(await store.journals.moveFolderEntriesToRoot(child.id)).toBe(1);
+      expect(await store.folders.reparentChildren(folder.id, null, at())).toBe(1);
+      expect((await store.folders.get(child.id))?.parent_id).toBeNull();
+      await store.journals.delete(entry.id);
+      expect(await store.journals.chunks(entry.id)).toEqual([]);
+      expect(await store.journals.shares(entry.id)).toEqual([]);
+    });
+
+    test("sessions are numbered by date; quests list in order with filters", async () => {
+      const campaign = campaignOf(alice, "Sessions and quests");
+      await store.campaigns.insert(campaign);
+      const session = (title: string, date: string) => ({ id: uuidV7.next(), campaign_id: campaign.id, type: "chatVoice" as const, title, summary: null, notes: null, session_date: date, image: null, public: false, pbp_start_msg_url: null, pbp_end_msg_url: null, created_at: at(), updated_at: null });
+      const late = session("Late", at(50_000));
+      const early = session("Early", at(10_000));
+      await store.sessions.insert(late);
+      await store.sessions.insert(early);
+      const refs = await store.sessions.refs(campaign.id, [late.id, early.id, "missing"]);
+      expect(refs.get(early.id)).toEqual({ id: early.id, number: 1, title: "Early", session_date: at(10_000) });
+      expect(refs.get(late.id)?.number).toBe(2);
+      expect(refs.has("missing")).toBe(false);
+
+      const quest = (name: string, order_index: number, status: "planned" | "done") => ({
+        id: uuidV7.next(), campaign_id: campaign.id, order_index, quest_name: name, quest_giver: null, quest_giver_id: null, quest_category: "main" as const, status,
+        success_definition: `Win ${name}`, failure_conditions: null, next_action: null, resolution: null,
+        objectives: [{ id: "o", text: "obj", status: "pending" as const, order: 0 }], progress_log_entries: [], related_entity_refs: [], created_at: at(), updated_at: null,
+      });
+      expect(await store.quests.nextOrderIndex(campaign.id)).toBe(0);
+      await store.quests.insert(quest("Second", 1, "done"));
+      await store.quests.insert(quest("First", 0, "planned"));
+      expect(await store.quests.nextOrderIndex(campaign.id)).toBe(2);
+      const page = { page: 1, size: 10 };
+      expect((await store.quests.list(campaign.id, {}, page)).rows.map((q) => q.quest_name)).toEqual(["First", "Second"]);
+      expect((await store.quests.list(campaign.id, { status: "done" }, page)).rows.map((q) => q.quest_name)).toEqual(["Second"]);
+      // Substring, case-insensitive.
+      expect((await store.quests.list(campaign.id, { search: "win sec" }, page)).rows.map((q) => q.quest_name)).toEqual(["Second"]);
+      expect((await store.quests.list(campaign.id, { search: "sec win" }, page)).total).toBe(0);
+      const [first] = (await store.quests.list(campaign.id, { search: "first" }, page)).rows;
+      expect(first?.objectives).toEqual([{ id: "o", text: "obj", status: "pending", order: 0 }]);
     });
 
     test("migrations are recorded and re-running them changes nothing", async () => {
