@@ -3,6 +3,7 @@ import { accessLevelOf, deniedDetail, grants, type AccessLevel } from "../domain
 import type { Campaign } from "../domain/campaign.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
+import type { AuthenticatedCaller } from "./auth.ts";
 import type { Deps } from "./deps.ts";
 
 export interface CampaignAccess {
@@ -19,7 +20,8 @@ export async function campaignAccess(
   campaignId: string,
   needed: AccessLevel,
 ): Promise<Result<CampaignAccess>> {
-  const found = await deps.records.campaigns.getWithStanding(campaignId, caller.userId);
+  const prefetched = (caller as AuthenticatedCaller).prefetched;
+  const found = prefetched?.campaignId === campaignId ? prefetched.found : await deps.records.campaigns.getWithStanding(campaignId, caller.userId);
   if (!found) return campaignNotFound();
   const level = accessLevelOf({
     isOwner: found.campaign.owner_id === caller.userId,

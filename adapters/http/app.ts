@@ -35,6 +35,15 @@ export const presentedKey = (headers: Headers): string | null => {
   return match ? match[1]!.trim() : null;
 };
 
+/** The campaign a request names, if any: read with the key in one round trip. */
+export const campaignHint = (...sources: Record<string, unknown>[]): string | undefined => {
+  for (const source of sources) {
+    const id = source.campaign_id;
+    if (typeof id === "string" && id.length > 0 && id.length <= 200) return id;
+  }
+  return undefined;
+};
+
 export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
@@ -69,9 +78,16 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
     const primaryNames = Object.keys(operation.input.path?.properties ?? {});
     const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
+      // Alias routes name their ids differently (world_id): map them by position. Elysia has
+      // already percent-decoded the values (and left out malformed ones, which then fail validation).
+      const pathInput: Record<string, string> = {};
+      routeNames.forEach((name, position) => {
+        const value = params[name];
+        if (typeof value === "string") pathInput[primaryNames[position] ?? name] = value;
+      });
       let caller: Caller | null = null;
       if (operation.auth !== "none") {
-        const authenticated = await authenticate(deps, presentedKey(request.headers));
+        const authenticated = await authenticate(deps, presentedKey(request.headers), campaignHint(pathInput, query));
         if (!authenticated.ok) return failureResponse(authenticated.error);
         caller = authenticated.value;
       }
@@ -81,13 +97,6 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
         if (!read.ok) return failureResponse(read.failure);
         body = read.body;
       }
-      // Alias routes name their ids differently (world_id): map them by position. Elysia has
-      // already percent-decoded the values (and left out malformed ones, which then fail validation).
-      const pathInput: Record<string, string> = {};
-      routeNames.forEach((name, position) => {
-        const value = params[name];
-        if (typeof value === "string") pathInput[primaryNames[position] ?? name] = value;
-      });
       const result = await invoke(operation, context, caller, { path: pathInput, query, body });
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });

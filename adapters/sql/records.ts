@@ -117,6 +117,21 @@ function apiKeys(db: SqlExecutor): ApiKeyRepository {
       const [row] = await db.query(`select id, user_id, scopes from api_keys where key_hash = $1 and revoked_at is null`, [hash]);
       return row ? { keyId: str(row.id), userId: str(row.user_id), scopes: jsonArray(row.scopes) } : null;
     },
+    async findActiveByHashWithCampaign(hash, campaignId) {
+      const [row] = await db.query(
+        `select k.id as key_id, k.user_id as key_user_id, k.scopes as key_scopes, ${CAMPAIGN_COLUMNS}, m.roles as member_roles
+         from api_keys k
+         left join campaigns c on c.id = $2
+         left join campaign_members m on m.campaign_id = c.id and m.user_id = k.user_id
+         where k.key_hash = $1 and k.revoked_at is null`,
+        [hash, campaignId],
+      );
+      if (!row) return null;
+      return {
+        key: { keyId: str(row.key_id), userId: str(row.key_user_id), scopes: jsonArray(row.key_scopes) },
+        campaign: row.id == null ? null : { campaign: toCampaign(row), roles: jsonArray(row.member_roles) },
+      };
+    },
     async get(id) {
       const [row] = await db.query(`select * from api_keys where id = $1`, [id]);
       return row ? toKey(row) : null;

@@ -72,6 +72,20 @@ for (const backend of backends) {
       expect((await store.apiKeys.listForUser(bob)).length).toBe(2);
     });
 
+    test("api keys: the key and the caller's standing in a campaign come back in one read", async () => {
+      const campaign = campaignOf(alice, "Prefetch");
+      await store.campaigns.insert(campaign);
+      await store.members.upsert({ campaign_id: campaign.id, user_id: bob, roles: ["viewer"], created_at: at() });
+      const key = await store.apiKeys.insert({ id: uuidV7.next(), user_id: bob, prefix: "p", hash: "prefetch-digest", scopes: [], created_at: at() });
+      expect(await store.apiKeys.findActiveByHashWithCampaign("prefetch-digest", campaign.id)).toEqual({
+        key: { keyId: key.id, userId: bob, scopes: [] },
+        campaign: { campaign, roles: ["viewer"] },
+      });
+      expect(await store.apiKeys.findActiveByHashWithCampaign("prefetch-digest", "missing")).toEqual({ key: { keyId: key.id, userId: bob, scopes: [] }, campaign: null });
+      await store.apiKeys.revoke(key.id, at(1));
+      expect(await store.apiKeys.findActiveByHashWithCampaign("prefetch-digest", campaign.id)).toBeNull();
+    });
+
     test("campaigns: round trip of every field, standing, update, ownership transfer", async () => {
       const campaign = campaignOf(alice, "Round trip", at(10), { description: "d", system: "5e", summary: "s", image: "https://e.com/i.png", mature: true, language: "de" });
       await store.campaigns.insert(campaign);
