@@ -36,11 +36,32 @@ async function paged(db: SqlExecutor, select: string, from: string, order: strin
   return { rows, total };
 }
 
-/** Matches full text, substring, or trigram similarity (misspellings); ranks in that spirit. */
-const searchClause = (column: string, q: number, like: number) => ({
-  where: `(to_tsvector('simple', ${column}) @@ websearch_to_tsquery('simple', $${q}) or ${column} ilike $${like} or ${column} % $${q} or $${q} <% ${column})`,
-  rank: `((${column} ilike $${like})::int + word_similarity($${q}, ${column}) + ts_rank(to_tsvector('simple', ${column}), websearch_to_tsquery('simple', $${q}))) desc`,
+/**
+ * List search in two steps, each served by an index: full-text or substring matches first; only
+ * when there are none, names that are merely similar (misspellings), by trigram word similarity.
+ */
+const searchClauses = (vector: string, text: string, q: number, like: number) => ({
+  exact: `(${vector} @@ websearch_to_tsquery('simple', $${q}) or ${text} ilike $${like})`,
+  similar: `($${q} <% ${text})`,
+  rank: `((${text} ilike $${like})::int + word_similarity($${q}, ${text}) + ts_rank(${vector}, websearch_to_tsquery('simple', $${q}))) desc`,
 });
+
+async function searchedList(
+  db: SqlExecutor,
+  columns: string,
+  table: string,
+  where: string[],
+  params: unknown[],
+  search: string,
+  order: string,
+  page: PageRequest,
+): Promise<Listing<Row>> {
+  const searchParams = [...params, search, likePattern(search)];
+  const clauses = searchClauses(`${table}.search_vector`, `${table}.search_text`, params.length + 1, params.length + 2);
+  const run = (match: string) => paged(db, columns, `from ${table === "c" ? "characters" : "entities"} ${table} where ${[...where, match].join(" and ")}`, `${clauses.rank}, ${order}`, searchParams, page);
+  const exact = await run(clauses.exact);
+  return exact.total > 0 ? exact : run(clauses.similar);
+}
 
 const toCharacter = (row: Row): Character => ({
   id: str(row.id),
@@ -110,19 +131,15 @@ export function characters(db: SqlExecutor): CharacterRepository {
     async list(campaignId, filters, page) {
       const params: unknown[] = [campaignId];
       const where = [`c.campaign_id = $1`];
-      let order = `c.created_at desc, c.id desc`;
+      const order = `c.created_at desc, c.id desc`;
       if (filters.type) {
         params.push(filters.type);
         where.push(`c.type = $${params.length}`);
       }
       if (filters.approvedOnly) where.push(`c.approved`);
-      if (filters.search) {
-        params.push(filters.search, likePattern(filters.search));
-        const clause = searchClause("c.search_text", params.length - 1, params.length);
-        where.push(clause.where);
-        order = `${clause.rank}, ${order}`;
-      }
-      const { rows, total } = await paged(db, CHARACTER_COLUMNS, `from characters c where ${where.join(" and ")}`, order, params, page);
+      const { rows, total } = filters.search
+        ? await searchedList(db, CHARACTER_COLUMNS, "c", where, params, filters.search, order, page)
+        : await paged(db, CHARACTER_COLUMNS, `from characters c where ${where.join(" and ")}`, order, params, page);
       return { rows: rows.map(toCharacter), total };
     },
     async delete(id) {
@@ -190,14 +207,10 @@ export function entities(db: SqlExecutor): EntityRepository {
     async list(campaignId, kind, filters, page) {
       const params: unknown[] = [campaignId, kind];
       const where = [`e.campaign_id = $1`, `e.kind = $2`];
-      let order = `e.created_at desc, e.id desc`;
-      if (filters.search) {
-        params.push(filters.search, likePattern(filters.search));
-        const clause = searchClause("e.search_text", params.length - 1, params.length);
-        where.push(clause.where);
-        order = `${clause.rank}, ${order}`;
-      }
-      const { rows, total } = await paged(db, ENTITY_COLUMNS, `from entities e where ${where.join(" and ")}`, order, params, page);
+      const order = `e.created_at desc, e.id desc`;
+      const { rows, total } = filters.search
+        ? await searchedList(db, ENTITY_COLUMNS, "e", where, params, filters.search, order, page)
+        : await paged(db, ENTITY_COLUMNS, `from entities e where ${where.join(" and ")}`, order, params, page);
       return { rows: rows.map(toEntity), total };
     },
     async ancestry(id) {
@@ -380,28 +393,29 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       await db.query(`delete from search_documents where doc_type = $1 and doc_id = $2`, [docType, docId]);
     },
     async search(campaignId, query, docTypes, perType, viewerId) {
-      const rows = await db.query(
-        `with q as (select websearch_to_tsquery('simple', $2) as simple, websearch_to_tsquery('english', $2) as english),
-         scored as (
-           select d.doc_type, d.doc_id, d.title, d.body,
-                  ts_rank(setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('english', d.body), 'B'), q.simple || q.english)
-                    + word_similarity($2, d.title) + (d.title ilike $4)::int as score,
-                  q.english as english
-           from search_documents d, q
-           where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
-             -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
-             and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
-                  or d.facets->'visibility'->>'author_id' = $6 or d.facets->'visibility'->'shared_with' ? $6)
-             and ((setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('english', d.body), 'B')) @@ (q.simple || q.english)
-                  or d.title ilike $4 or d.title % $2 or $2 <% d.title)
-         ),
-         ranked as (select *, row_number() over (partition by doc_type order by score desc, doc_id) as position from scored)
-         select doc_type, doc_id, title, score,
-                case when body = '' then ''
-                     else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
-         from ranked where position <= $5 order by doc_type, position`,
-        [campaignId, query, json(docTypes), likePattern(query), perType, viewerId],
-      );
+      // Full text or title substring first; trigram similarity on titles only when that finds nothing.
+      const run = (match: string) =>
+        db.query(
+          `with q as (select websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2) as query, websearch_to_tsquery('english', $2) as english),
+           scored as (
+             select d.doc_type, d.doc_id, d.title, d.body, q.english,
+                    ts_rank(d.search_vector, q.query) + word_similarity($2, d.title) + (d.title ilike $4)::int as score
+             from search_documents d, q
+             where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
+               -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
+               and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
+                    or d.facets->'visibility'->>'author_id' = $6 or d.facets->'visibility'->'shared_with' ? $6)
+               and ${match}
+           ),
+           ranked as (select *, row_number() over (partition by doc_type order by score desc, doc_id) as position from scored)
+           select doc_type, doc_id, title, score,
+                  case when body = '' then ''
+                       else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
+           from ranked where position <= $5 order by doc_type, position`,
+          [campaignId, query, json(docTypes), likePattern(query), perType, viewerId],
+        );
+      let rows = await run(`(d.search_vector @@ q.query or d.title ilike $4)`);
+      if (!rows.length) rows = await run(`($2 <% d.title)`);
       const hits = new Map<string, SearchHit[]>();
       for (const row of rows) {
         const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: str(row.snippet), score: Math.round(Number(row.score) * 1000) / 1000 };

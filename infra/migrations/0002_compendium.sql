@@ -21,11 +21,12 @@ create table characters (
   merge boolean not null default false,
   -- name, aliases, player and type: what list search matches, kept by the application on write
   search_text text not null default '',
+  search_vector tsvector generated always as (to_tsvector('simple', search_text)) stored,
   created_at timestamptz not null,
   updated_at timestamptz
 );
 create index characters_by_campaign on characters (campaign_id, created_at desc, id desc);
-create index characters_fts on characters using gin (to_tsvector('simple', search_text));
+create index characters_fts on characters using gin (search_vector);
 create index characters_trgm on characters using gin (search_text gin_trgm_ops);
 
 -- Factions, locations and items share one shape; `kind` tells them apart.
@@ -42,12 +43,13 @@ create table entities (
   parent_id text references entities(id) on delete set null,
   merge boolean not null default false,
   search_text text not null default '',
+  search_vector tsvector generated always as (to_tsvector('simple', search_text)) stored,
   created_at timestamptz not null,
   updated_at timestamptz
 );
 create index entities_by_campaign on entities (campaign_id, kind, created_at desc, id desc);
 create index entities_by_parent on entities (parent_id) where parent_id is not null;
-create index entities_fts on entities using gin (to_tsvector('simple', search_text));
+create index entities_fts on entities using gin (search_vector);
 create index entities_trgm on entities using gin (search_text gin_trgm_ops);
 
 create table links (
@@ -74,12 +76,13 @@ create table search_documents (
   title text not null,
   body text not null default '',
   facets jsonb not null default '{}',
+  -- Titles word by word, bodies with English stemming; titles weigh more.
+  search_vector tsvector generated always as (setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('english', body), 'B')) stored,
   updated_at timestamptz not null,
   primary key (doc_type, doc_id)
 );
 create index search_documents_by_campaign on search_documents (campaign_id, doc_type);
-create index search_documents_fts on search_documents
-  using gin ((setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('english', body), 'B')));
+create index search_documents_fts on search_documents using gin (search_vector);
 create index search_documents_title_trgm on search_documents using gin (title gin_trgm_ops);
 
 create table tasks (

@@ -1,0 +1,204 @@
+// Search benchmark (issue 3): list search and cross-type search on a campaign seeded with 10,000
+// characters, 10,000 locations and 50,000 links on PostgreSQL, under a real load generator.
+//
+//   bun bench/search.ts            (needs PostgreSQL at 127.0.0.1:5432, or BENCH_POSTGRES_URL)
+//
+// The service runs as its own process on a scratch database; load comes from bench/loadgen.mjs
+// (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is
+// stopped at the end, even on error. Results: a table on stdout and bench/results/search.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { characterSearchText, entitySearchText } from "../domain/compendium.ts";
+import { uuidV7 } from "../adapters/system/system.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const BUN = process.execPath;
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ADMIN_KEY = `bench_search_${crypto.randomUUID().replaceAll("-", "")}`;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const COUNTS = { characters: 10_000, locations: 10_000, links: 50_000 };
+
+const children: ReturnType<typeof Bun.spawn>[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+
+const freePort = () => {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+};
+
+// Deterministic fantasy names: a seeded generator so every run searches the same data.
+let seed = 42;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+const SYLLABLES = ["ka", "ra", "vex", "thor", "dun", "mir", "el", "zan", "gor", "lia", "bran", "sy", "las", "tor", "ven", "qua", "dra", "ix", "om", "bel"];
+const name = () => {
+  const word = () => Array.from({ length: 2 + Math.floor(random() * 2) }, () => pick(SYLLABLES)).join("");
+  const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+  return `${cap(word())} ${cap(word())}`;
+};
+const PLACE_KINDS = ["city", "keep", "forest", "cavern", "temple", "port", "village", "ruin"];
+
+async function main() {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const dbName = `cms_bench_search_${Date.now().toString(36)}`;
+  await admin.unsafe(`create database ${dbName}`);
+  cleanups.push(async () => {
+    if (process.env.BENCH_KEEP_DB) console.log(`kept database ${dbName} (BENCH_KEEP_DB)`);
+    else await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  });
+  const dbUrl = new URL(ADMIN_URL);
+  dbUrl.pathname = `/${dbName}`;
+
+  const port = freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "cms-bench-search-"));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const service = Bun.spawn([BUN, join(ROOT, "infra", "main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: dbUrl.toString(), DATABASE_POOL_SIZE: "10", CMS_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "warn" },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  children.push(service);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (i > 300) throw new Error("service did not start");
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {}
+    await Bun.sleep(100);
+  }
+
+  const api = async (method: string, path: string, key: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await response.json();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const user = await api("POST", "/internal/v1/users", ADMIN_KEY, { name: "Bench", email: "bench@example.test" });
+  const { key } = await api("POST", `/internal/v1/users/${user.id}/keys`, ADMIN_KEY, {});
+  const campaign = await api("POST", "/v1/campaigns", key, { title: "Search bench" });
+
+  // Bulk seed straight into the tables the service reads, computing the search text with the same
+  // domain functions the service uses. (Seeding 70,000 records through HTTP would dominate the run.)
+  const db = postgres(dbUrl.toString(), { max: 4, onnotice: () => {} });
+  const started = performance.now();
+  const now = new Date().toISOString();
+  const characterIds: string[] = [];
+  const locationIds: string[] = [];
+  const insertBatches = async <T>(rows: T[], sql: string) => {
+    for (let i = 0; i < rows.length; i += 2000) await db.unsafe(sql, [JSON.stringify(rows.slice(i, i + 2000))]);
+  };
+  const characters = Array.from({ length: COUNTS.characters }, (_, i) => {
+    const id = uuidV7.next();
+    characterIds.push(id);
+    const character = { character_name: name(), character_aliases: random() < 0.3 ? [name().split(" ")[0]!] : [], player_name: random() < 0.1 ? name() : null, player_handle: null, type: (random() < 0.1 ? "PC" : "NPC") as "PC" | "NPC" };
+    return { id, ...character, description: `A ${pick(PLACE_KINDS)}-born adventurer, number ${i}.`, search_text: characterSearchText(character) };
+  });
+  await insertBatches(
+    characters,
+    `insert into characters (id, campaign_id, character_name, character_aliases, player_name, type, description, search_text, created_at)
+     select r->>'id', '${campaign.id}', r->>'character_name', r->'character_aliases', r->>'player_name', r->>'type', r->>'description', r->>'search_text', '${now}'
+     from jsonb_array_elements($1::text::jsonb) r`,
+  );
+  const locations = Array.from({ length: COUNTS.locations }, () => {
+    const id = uuidV7.next();
+    locationIds.push(id);
+    const location = { name: name(), aliases: [] as string[], type: pick(PLACE_KINDS) };
+    return { id, ...location, description: `A ${location.type} of old renown.`, search_text: entitySearchText(location) };
+  });
+  await insertBatches(
+    locations,
+    `insert into entities (id, campaign_id, kind, name, aliases, type, description, search_text, created_at)
+     select r->>'id', '${campaign.id}', 'location', r->>'name', r->'aliases', r->>'type', r->>'description', r->>'search_text', '${now}'
+     from jsonb_array_elements($1::text::jsonb) r`,
+  );
+  const documents = [
+    ...characters.map((c) => ({ doc_type: "characters", doc_id: c.id, title: c.character_name, body: [c.character_aliases.join(", "), c.player_name, c.type, c.description].filter(Boolean).join("\n") })),
+    ...locations.map((l) => ({ doc_type: "locations", doc_id: l.id, title: l.name, body: [l.type, l.description].join("\n") })),
+  ];
+  await insertBatches(
+    documents,
+    `insert into search_documents (campaign_id, doc_type, doc_id, title, body, updated_at)
+     select '${campaign.id}', r->>'doc_type', r->>'doc_id', r->>'title', r->>'body', '${now}' from jsonb_array_elements($1::text::jsonb) r`,
+  );
+  const links = Array.from({ length: COUNTS.links }, (_, i) => {
+    const to = pick(locationIds);
+    return { id: uuidV7.next(), from_id: pick(characterIds), to_id: to, alias: `link ${i}` };
+  });
+  await insertBatches(
+    links,
+    `insert into links (id, campaign_id, from_type, from_id, to_type, to_id, alias, alias_key, created_at)
+     select r->>'id', '${campaign.id}', 'Character', r->>'from_id', 'Location', r->>'to_id', r->>'alias', lower(r->>'alias'), '${now}'
+     from jsonb_array_elements($1::text::jsonb) r`,
+  );
+  await db.unsafe("analyze");
+  const seededSeconds = (performance.now() - started) / 1000;
+  const target = characters[1234]!;
+  const misspelled = target.character_name.replace(/[aeiou](?=[^aeiou]*$)/, "");
+  const place = locations[4321]!;
+  await db.end();
+
+  const scenarios: [string, string][] = [
+    ["list characters, exact name", `/v1/characters?campaign_id=${campaign.id}&search=${encodeURIComponent(target.character_name)}`],
+    ["list characters, substring", `/v1/characters?campaign_id=${campaign.id}&search=${encodeURIComponent(target.character_name.slice(0, 5))}`],
+    ["list characters, misspelled", `/v1/characters?campaign_id=${campaign.id}&search=${encodeURIComponent(misspelled)}`],
+    ["list locations, name", `/v1/locations?campaign_id=${campaign.id}&search=${encodeURIComponent(place.name)}`],
+    ["cross-type search, name", `/v1/campaigns/${campaign.id}/search?q=${encodeURIComponent(target.character_name)}`],
+    ["cross-type search, misspelled", `/v1/campaigns/${campaign.id}/search?q=${encodeURIComponent(misspelled)}`],
+    ["cross-type search, common word", `/v1/campaigns/${campaign.id}/search?q=temple`],
+  ];
+  // Each query must find what it looks for before it is timed.
+  const check = await api("GET", scenarios[2]![1], key);
+  if (!check.data.some((c: { id: string }) => c.id === target.id)) throw new Error(`misspelled search (${misspelled}) did not find ${target.character_name}`);
+  const crossCheck = await api("GET", scenarios[4]![1], key);
+  if (crossCheck.characters[0]?.name !== target.character_name)
+    throw new Error(`cross-type search ranked ${JSON.stringify(crossCheck.characters[0])} above ${target.character_name}`);
+
+  const results: Record<string, unknown>[] = [];
+  if (process.env.BENCH_SEED_ONLY) {
+    console.log(JSON.stringify({ campaign: campaign.id, target: target.character_name, misspelled, place: place.name }));
+    return;
+  }
+  for (const [label, path] of scenarios) {
+    const loadgen = Bun.spawn(["node", join(import.meta.dir, "loadgen.mjs"), JSON.stringify({ url: `${url}${path}`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, headers: { "x-api-key": key } })], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    children.push(loadgen);
+    const output = await new Response(loadgen.stdout).text();
+    await loadgen.exited;
+    const line = output.split("\n").find((l) => l.startsWith("result "));
+    if (!line) throw new Error(`no result from the load generator for ${label}`);
+    const result = JSON.parse(line.slice(7));
+    results.push({ scenario: label, path: path.replace(campaign.id, "{campaign_id}"), ...result });
+    console.log(`${label.padEnd(34)} ${String(result.requests_per_s).padStart(8)} req/s  p50 ${String(result.latency_ms.p50).padStart(6)} ms  p99 ${String(result.latency_ms.p99).padStart(6)} ms  non-2xx ${result.non2xx}`);
+  }
+  const report = {
+    date: new Date().toISOString(),
+    connections: CONNECTIONS,
+    duration_s: DURATION,
+    seeded: { ...COUNTS, seconds: Math.round(seededSeconds * 10) / 10 },
+    target: "p99 under 25 ms at 16 connections",
+    met: results.every((r: any) => r.latency_ms.p99 < 25 && r.non2xx === 0),
+    results,
+  };
+  mkdirSync(join(import.meta.dir, "results"), { recursive: true });
+  writeFileSync(join(import.meta.dir, "results", "search.json"), JSON.stringify(report, null, 2));
+  console.log(`seeded ${COUNTS.characters} characters, ${COUNTS.locations} locations, ${COUNTS.links} links in ${report.seeded.seconds} s; target met: ${report.met}`);
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill();
+  await Promise.all(children.map((child) => child.exited));
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
