@@ -37,15 +37,20 @@ async function paged(db: SqlExecutor, select: string, from: string, order: strin
 }
 
 /**
- * List search in two steps, each served by an index: full-text or substring matches first; only
- * when there are none, names that are merely similar (misspellings), by trigram word similarity.
+ * A prefix query for full-text search: every word of the input must start a word of the text
+ * ("radra thor" finds "Radrabel Thorlasqua"). Only letters and digits reach the query syntax.
+ * Null when the input has no word at all.
  */
-const searchClauses = (vector: string, text: string, q: number, like: number) => ({
-  exact: `(${vector} @@ websearch_to_tsquery('simple', $${q}) or ${text} ilike $${like})`,
-  similar: `($${q} <% ${text})`,
-  rank: `((${text} ilike $${like})::int + word_similarity($${q}, ${text}) + ts_rank(${vector}, websearch_to_tsquery('simple', $${q}))) desc`,
-});
+export const prefixQuery = (input: string): string | null => {
+  const words = input.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  return words?.length ? words.slice(0, 16).map((word) => `${word}:*`).join(" & ") : null;
+};
 
+/**
+ * List search in two steps, each served by an index: full-text prefix matches, ranked; only when
+ * there are none, the fallbacks: substring anywhere, or a similar name (misspellings, by trigram
+ * word similarity).
+ */
 async function searchedList(
   db: SqlExecutor,
   columns: string,
@@ -56,11 +61,23 @@ async function searchedList(
   order: string,
   page: PageRequest,
 ): Promise<Listing<Row>> {
-  const searchParams = [...params, search, likePattern(search)];
-  const clauses = searchClauses(`${table}.search_vector`, `${table}.search_text`, params.length + 1, params.length + 2);
-  const run = (match: string) => paged(db, columns, `from ${table === "c" ? "characters" : "entities"} ${table} where ${[...where, match].join(" and ")}`, `${clauses.rank}, ${order}`, searchParams, page);
-  const exact = await run(clauses.exact);
-  return exact.total > 0 ? exact : run(clauses.similar);
+  const [vector, text] = [`${table}.search_vector`, `${table}.search_text`];
+  const from = (match: string) => `from ${table === "c" ? "characters" : "entities"} ${table} where ${[...where, match].join(" and ")}`;
+  const tsquery = prefixQuery(search);
+  if (tsquery) {
+    const at = params.length + 1;
+    const exact = await paged(db, columns, from(`${vector} @@ to_tsquery('simple', $${at})`), `ts_rank(${vector}, to_tsquery('simple', $${at})) desc, ${order}`, [...params, tsquery], page);
+    if (exact.total > 0) return exact;
+  }
+  const [q, like] = [params.length + 1, params.length + 2];
+  return paged(
+    db,
+    columns,
+    from(`(${text} ilike $${like} or $${q} <% ${text})`),
+    `((${text} ilike $${like})::int + word_similarity($${q}, ${text})) desc, ${order}`,
+    [...params, search, likePattern(search)],
+    page,
+  );
 }
 
 const toCharacter = (row: Row): Character => ({
@@ -393,29 +410,32 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       await db.query(`delete from search_documents where doc_type = $1 and doc_id = $2`, [docType, docId]);
     },
     async search(campaignId, query, docTypes, perType, viewerId) {
-      // Full text or title substring first; trigram similarity on titles only when that finds nothing.
-      const run = (match: string) =>
+      // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
+      // on titles only when that finds nothing.
+      const run = (match: string, rank: string, extra: unknown[]) =>
         db.query(
-          `with q as (select websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2) as query, websearch_to_tsquery('english', $2) as english),
+          `with q as (select websearch_to_tsquery('english', $2) as english),
            scored as (
-             select d.doc_type, d.doc_id, d.title, d.body, q.english,
-                    ts_rank(d.search_vector, q.query) + word_similarity($2, d.title) + (d.title ilike $4)::int as score
+             select d.doc_type, d.doc_id, d.title, d.body, q.english, ${rank} as score
              from search_documents d, q
              where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
                -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
                and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
-                    or d.facets->'visibility'->>'author_id' = $6 or d.facets->'visibility'->'shared_with' ? $6)
+                    or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)
                and ${match}
            ),
            ranked as (select *, row_number() over (partition by doc_type order by score desc, doc_id) as position from scored)
            select doc_type, doc_id, title, score,
                   case when body = '' then ''
                        else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
-           from ranked where position <= $5 order by doc_type, position`,
-          [campaignId, query, json(docTypes), likePattern(query), perType, viewerId],
+           from ranked where position <= $4 order by doc_type, position`,
+          [campaignId, query, json(docTypes), perType, viewerId, ...extra],
         );
-      let rows = await run(`(d.search_vector @@ q.query or d.title ilike $4)`);
-      if (!rows.length) rows = await run(`($2 <% d.title)`);
+      const tsquery = prefixQuery(query);
+      let rows = tsquery
+        ? await run(`d.search_vector @@ (to_tsquery('simple', $6) || q.english)`, `ts_rank(d.search_vector, to_tsquery('simple', $6) || q.english)`, [tsquery])
+        : [];
+      if (!rows.length) rows = await run(`(d.title ilike $6 or $2 <% d.title)`, `(d.title ilike $6)::int + word_similarity($2, d.title)`, [likePattern(query)]);
       const hits = new Map<string, SearchHit[]>();
       for (const row of rows) {
         const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: str(row.snippet), score: Math.round(Number(row.score) * 1000) / 1000 };
