@@ -4,7 +4,8 @@ import type { Character, CharacterType, Entity, EntityKind, Link, LinkFromType, 
 import type { User, UserRole } from "../domain/identity.ts";
 import type { JournalStatus, PermissionLevel } from "../domain/journals.ts";
 import type { QuestCategory, QuestState, QuestStatus } from "../domain/quests.ts";
-import type { Session, SessionRef } from "../domain/sessions.ts";
+import type { Session, SessionRef, SessionType } from "../domain/sessions.ts";
+import type { Beat, BeatType, Handout, Moment } from "../domain/story.ts";
 import type { PageRequest } from "../domain/pagination.ts";
 
 export interface Listing<T> {
@@ -254,9 +255,18 @@ export interface CampaignSettingsRepository {
   listFieldDefinitions(campaignId: string): Promise<FieldDefinition[]>;
 }
 
+export interface SessionListFilters {
+  type?: SessionType;
+  publicOnly?: boolean;
+}
+
 export interface SessionRepository {
   insert(session: Session): Promise<void>;
+  replace(session: Session): Promise<void>;
   get(id: string): Promise<Session | null>;
+  /** Newest first, with each session's number (date order, from 1). */
+  list(campaignId: string, filters: SessionListFilters, page: PageRequest): Promise<Listing<Session & { index: number }>>;
+  numberOf(session: Session): Promise<number>;
   /** The sessions with these ids, numbered in date order within their campaign. */
   refs(campaignId: string, ids: string[]): Promise<Map<string, SessionRef>>;
   delete(id: string): Promise<boolean>;
@@ -361,6 +371,161 @@ export interface FolderRepository {
   delete(id: string): Promise<boolean>;
 }
 
+export interface TranscriptRecord {
+  session_id: string;
+  campaign_id: string;
+  version: number;
+  source_type: string;
+  speakers: string[];
+  utterance_count: number;
+  char_count: number;
+  tokens: number;
+  created_at: string;
+}
+
+export interface StoredUtterance {
+  position: number;
+  speaker_label: string;
+  text: string;
+  start_s: number;
+  end_s: number;
+}
+
+export interface TranscriptRepository {
+  /** Removes a session's utterances (before a new import). */
+  clear(sessionId: string): Promise<void>;
+  append(sessionId: string, utterances: StoredUtterance[]): Promise<void>;
+  put(record: TranscriptRecord): Promise<void>;
+  get(sessionId: string): Promise<TranscriptRecord | null>;
+  /** Utterances in order from `fromPosition`, at most `limit`. */
+  utterances(sessionId: string, fromPosition: number, limit: number): Promise<StoredUtterance[]>;
+  delete(sessionId: string): Promise<void>;
+}
+
+export interface SessionArtifact<T> {
+  id: string;
+  session_id: string;
+  campaign_id: string;
+  body: T;
+  source: string;
+  pdf_saved_at: string | null;
+  pdf_page_count: number | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface ArtifactRepository<T> {
+  put(artifact: SessionArtifact<T>): Promise<SessionArtifact<T>>;
+  get(sessionId: string): Promise<SessionArtifact<T> | null>;
+  delete(sessionId: string): Promise<void>;
+}
+
+export interface BeatRepository {
+  insert(beat: Beat): Promise<void>;
+  replace(beat: Beat): Promise<void>;
+  get(id: string): Promise<Beat | null>;
+  listByCampaign(campaignId: string, page: PageRequest): Promise<Listing<Beat>>;
+  listBySession(sessionId: string, page: PageRequest): Promise<Listing<Beat>>;
+  allBySession(sessionId: string): Promise<Beat[]>;
+  ancestry(id: string): Promise<Map<string, string | null>>;
+  /** Children lose their parent. */
+  orphanChildren(id: string, at: string): Promise<number>;
+  /** Beats lose a deleted session. */
+  forgetSession(sessionId: string): Promise<void>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface MomentFilters {
+  campaignId?: string;
+  sessionId?: string;
+  sessionIds?: string[];
+  search?: string;
+  categories?: string[];
+  kind?: string;
+  /** Moments linked (through their links) to any of these records. */
+  linkedTo?: string[];
+}
+
+export interface MomentRepository {
+  insert(moment: Moment): Promise<void>;
+  replace(moment: Moment): Promise<void>;
+  get(id: string): Promise<Moment | null>;
+  list(filters: MomentFilters, page: PageRequest): Promise<Listing<Moment>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface RecapPipeline {
+  id: string;
+  campaign_id: string;
+  session_id: string;
+  source: string;
+  recap_set_id: string;
+  created_at: string;
+}
+
+export interface HeroAward {
+  id: string;
+  campaign_id: string;
+  session_id: string;
+  title: string;
+  description: string;
+  character_name: string;
+  player_name: string | null;
+  tone_mode: string;
+  award_mode: string;
+  style: string;
+  variant: string;
+  custom_theme: Record<string, unknown> | null;
+  order_index: number;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface RecapEntry {
+  id: string;
+  campaign_id: string;
+  session_id: string;
+  entry_type: "quote" | "spotlight";
+  pipeline_id: string | null;
+  recap_set_id: string | null;
+  text: string | null;
+  speaker: string | null;
+  character_name: string | null;
+  context: string | null;
+  title: string | null;
+  description: string | null;
+  player_name: string | null;
+  style: string | null;
+  custom_theme: Record<string, unknown> | null;
+  order_index: number;
+  source_moment_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface RecapFilters {
+  campaignId?: string;
+  sessionId?: string;
+  search?: string;
+}
+
+export interface RecapRepository {
+  /** The session's pipeline for a source, made on first use (unique per session and source). */
+  pipeline(campaignId: string, sessionId: string, source: string, make: () => RecapPipeline): Promise<RecapPipeline>;
+  insertAward(award: HeroAward, card: Uint8Array | null): Promise<void>;
+  replaceAward(award: HeroAward, card: Uint8Array | null): Promise<void>;
+  getAward(id: string): Promise<HeroAward | null>;
+  awardCard(id: string): Promise<Uint8Array | null>;
+  listAwards(filters: RecapFilters, page: PageRequest): Promise<Listing<HeroAward>>;
+  deleteAward(id: string): Promise<boolean>;
+  insertEntry(entry: RecapEntry): Promise<void>;
+  replaceEntry(entry: RecapEntry): Promise<void>;
+  getEntry(id: string): Promise<RecapEntry | null>;
+  listEntries(type: RecapEntry["entry_type"], filters: RecapFilters, page: PageRequest): Promise<Listing<RecapEntry>>;
+  deleteEntry(id: string): Promise<boolean>;
+  countPipelines(sessionId: string): Promise<number>;
+}
+
 export interface Repositories {
   users: UserRepository;
   apiKeys: ApiKeyRepository;
@@ -378,6 +543,12 @@ export interface Repositories {
   quests: QuestRepository;
   journals: JournalRepository;
   folders: FolderRepository;
+  transcripts: TranscriptRepository;
+  castAnalyses: ArtifactRepository<Record<string, unknown>>;
+  handouts: ArtifactRepository<Handout>;
+  beats: BeatRepository;
+  moments: MomentRepository;
+  recaps: RecapRepository;
 }
 
 export interface StoreHealth {

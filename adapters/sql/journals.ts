@@ -35,9 +35,40 @@ export function sessions(db: SqlExecutor): SessionRepository {
         [s.id, s.campaign_id, s.type, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.pbp_start_msg_url, s.pbp_end_msg_url, s.created_at, s.updated_at],
       );
     },
+    async replace(s) {
+      await db.query(
+        `update sessions set title = $2, summary = $3, notes = $4, session_date = $5::timestamptz, image = $6, public = $7, updated_at = $8::timestamptz where id = $1`,
+        [s.id, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.updated_at],
+      );
+    },
     async get(id) {
       const [row] = await db.query(`select * from sessions where id = $1`, [id]);
       return row ? toSession(row) : null;
+    },
+    async list(campaignId, filters, page) {
+      const params: unknown[] = [campaignId];
+      const where: string[] = [];
+      if (filters.type) {
+        params.push(filters.type);
+        where.push(`type = $${params.length}`);
+      }
+      if (filters.publicOnly) where.push(`public`);
+      const filter = where.length ? `where ${where.join(" and ")}` : "";
+      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s ${filter}`;
+      const rows = await db.query(
+        `select *, count(*) over ()::int as total_count from ${numbered} order by session_date desc, created_at desc, id desc limit $${params.length + 1} offset $${params.length + 2}`,
+        [...params, page.size, offsetOf(page)],
+      );
+      let total = rows.length ? Number(rows[0]!.total_count) : 0;
+      if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n from ${numbered}`, params))[0]!.n);
+      return { rows: rows.map((row) => ({ ...toSession(row), index: Number(row.number) })), total };
+    },
+    async numberOf(session) {
+      const [row] = await db.query(
+        `select count(*)::int as n from sessions where campaign_id = $1 and (session_date, created_at, id) <= ($2::timestamptz, $3::timestamptz, $4)`,
+        [session.campaign_id, session.session_date, session.created_at, session.id],
+      );
+      return Number(row!.n);
     },
     async refs(campaignId, ids) {
       if (!ids.length) return new Map();

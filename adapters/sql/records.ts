@@ -1,6 +1,6 @@
 // The record ports on SQL: one query set for PGlite and PostgreSQL.
 import type { Campaign, CampaignChanges, CharacterArcSettings } from "../../domain/campaign.ts";
-import { emptyCounts } from "../../domain/campaign.ts";
+import { emptyCounts, STAT_KINDS } from "../../domain/campaign.ts";
 import type { User, UserRole } from "../../domain/identity.ts";
 import { offsetOf } from "../../domain/pagination.ts";
 import type {
@@ -20,6 +20,7 @@ import type {
 import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
 import { folders, journals, quests, sessions } from "./journals.ts";
+import { beats, castAnalyses, handouts, moments, recaps, transcripts } from "./story.ts";
 import { migrationStatus } from "./migrate.ts";
 
 const UNIQUE_VIOLATION = "23505";
@@ -230,17 +231,18 @@ function campaigns(db: SqlExecutor): CampaignRepository {
       return rows.length > 0;
     },
     async counts(id) {
-      // Kinds whose tables do not exist yet (beats, moments) count zero.
       const [row] = await db.query(
         `select (select count(*)::int from characters where campaign_id = $1) as characters,
                 (select count(*)::int from sessions where campaign_id = $1) as sessions,
+                (select count(*)::int from moments where campaign_id = $1) as moments,
+                (select count(*)::int from beats where campaign_id = $1) as beats,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'faction') as factions,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'location') as locations,
                 (select count(*)::int from entities where campaign_id = $1 and kind = 'item') as items`,
         [id],
       );
       const counts = emptyCounts();
-      for (const kind of ["characters", "sessions", "factions", "locations", "items"] as const) counts[kind] = Number(row?.[kind] ?? 0);
+      for (const kind of STAT_KINDS) counts[kind] = Number(row?.[kind] ?? 0);
       return counts;
     },
   };
@@ -356,6 +358,12 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   quests: quests(db),
   journals: journals(db),
   folders: folders(db),
+  transcripts: transcripts(db),
+  castAnalyses: castAnalyses(db),
+  handouts: handouts(db),
+  beats: beats(db),
+  moments: moments(db),
+  recaps: recaps(db),
 });
 
 export function sqlRecordStore(db: SqlDatabase): RecordStore {
