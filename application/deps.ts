@@ -1,3 +1,4 @@
+import type { CardRenderer, HandoutWriter } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
@@ -8,6 +9,8 @@ export interface Deps {
   keys: KeyMinter;
   log: Logger;
   tasks: TaskSignal;
+  writer: HandoutWriter;
+  cards: CardRenderer;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

@@ -62,7 +62,10 @@ export async function deleteSession(deps: Deps, caller: Caller, sessionId: strin
   if (!(await deps.records.sessions.get(sessionId))) return fail("not_found", "Session not found");
   await deps.records.withTransaction(async (tx) => {
     await tx.search.remove("sessions", sessionId);
+    await tx.search.removeByFacet("transcript", "session_id", sessionId);
     await tx.links.deleteTouching(sessionId);
+    await tx.beats.forgetSession(sessionId);
+    // Transcript, cast analysis, handout and recap cards go with the session; moments keep existing without it.
     await tx.sessions.delete(sessionId);
   });
   return ok(null);

@@ -5,6 +5,8 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
+import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
+import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Logger } from "../ports/system.ts";
 import type { Config } from "./config.ts";
@@ -58,7 +60,16 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
 
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
 export function buildDeps(db: SqlDatabase, log: Logger): Deps {
-  return { records: sqlRecordStore(db), clock: systemClock, ids: uuidV7, keys: apiKeyMinter, log, tasks: { wake: () => {} } };
+  return {
+    records: sqlRecordStore(db),
+    clock: systemClock,
+    ids: uuidV7,
+    keys: apiKeyMinter,
+    log,
+    tasks: { wake: () => {} },
+    writer: extractiveHandoutWriter,
+    cards: sharpCardRenderer,
+  };
 }
 
 export const loggerFor = (config: Pick<Config, "logLevel">) => jsonLogger(config.logLevel);

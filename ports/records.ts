@@ -213,6 +213,7 @@ export interface SearchHit {
 export interface SearchIndex {
   upsert(document: SearchDocument, at: string): Promise<void>;
   remove(docType: string, docId: string): Promise<void>;
+  removeByFacet(docType: string, facet: string, value: string): Promise<void>;
   /** Ranked hits per document type, at most `perType` each; full text first, trigram similarity for misspellings. */
   search(campaignId: string, query: string, docTypes: string[], perType: number, viewerId: string): Promise<Map<string, SearchHit[]>>;
 }

@@ -4,7 +4,7 @@ import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
-import { invoke, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { invoke, RawResponse, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { bodyOf, STATUS_OF } from "./failures.ts";
 import { docsPage, openApiDocument } from "./openapi.ts";
 
@@ -34,6 +34,20 @@ export const presentedKey = (headers: Headers): string | null => {
   const match = authorization?.match(/^Bearer\s+(.+)$/i);
   return match ? match[1]!.trim() : null;
 };
+
+/** A request body as text, piece by piece, as it arrives. */
+export async function* textPieces(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const text = decoder.decode(value, { stream: true });
+    if (text) yield text;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}
 
 /** The campaign a request names, if any: read with the key in one round trip. */
 export const campaignHint = (...sources: Record<string, unknown>[]): string | undefined => {
@@ -97,9 +111,11 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
         if (!read.ok) return failureResponse(read.failure);
         body = read.body;
       }
-      const result = await invoke(operation, context, caller, { path: pathInput, query, body });
+      const stream = operation.http!.rawBody && request.body ? { pieces: textPieces(request.body), contentType: request.headers.get("content-type") } : undefined;
+      const result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });
+      if (result.value instanceof RawResponse) return new Response(result.value.body as BodyInit, { status: operation.http!.status, headers: { "content-type": result.value.contentType } });
       return jsonResponse(operation.http!.status, result.value);
     };
   };

@@ -7,7 +7,7 @@ import type { Deps } from "../../application/deps.ts";
 import { failureResponse, presentedKey } from "../http/app.ts";
 import { bodyOf, STATUS_OF } from "../http/failures.ts";
 import { plainSchema } from "../http/openapi.ts";
-import { flatInputSchema, invoke, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { flatInputSchema, invoke, RawResponse, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
 
 export const MCP_INSTRUCTIONS = `Campaign Memory Service: the memory of tabletop role-playing campaigns (campaigns, characters, sessions, beats, key moments, quests, factions, locations, items, journals).
 Start with list_campaigns to find the campaign_id every other tool needs.
@@ -60,6 +60,8 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
         const error = { status: STATUS_OF[result.error.failure], ...bodyOf(result.error) };
         return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
       }
+      if (result.value instanceof RawResponse)
+        return { content: [{ type: "text", text: typeof result.value.body === "string" ? result.value.body : `(${result.value.contentType}, ${result.value.body.length} bytes)` }] };
       const value = result.value ?? { success: true };
       return {
         content: [{ type: "text", text: JSON.stringify(value) }],

@@ -26,6 +26,16 @@ export interface OperationContext {
   info: ServiceInfo;
   /** Null only on operations with `auth: "none"`. */
   caller: Caller;
+  /** The raw request body, for operations that stream it (`http.rawBody`). */
+  stream?: { pieces: AsyncIterable<string>; contentType: string | null };
+}
+
+/** A non-JSON answer (markdown, an image): sent as is by HTTP, as text by MCP. */
+export class RawResponse {
+  constructor(
+    readonly contentType: string,
+    readonly body: string | Uint8Array,
+  ) {}
 }
 
 export type InputPart = "path" | "query" | "body";
@@ -38,6 +48,8 @@ export interface HttpBinding {
   /** OpenAPI style, e.g. /v1/campaigns/{campaign_id}. */
   path: string;
   status: 200 | 201 | 202 | 204;
+  /** The body is not JSON: the use case reads it as a stream (transcript import). */
+  rawBody?: boolean;
   /** Same operation under other paths; path parameters map by position (e.g. /v1/worlds/{world_id}). */
   aliases?: string[];
 }
@@ -287,7 +299,7 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
 /** Authorizes, validates and runs one operation. Both transports call this and nothing else. */
 export async function invoke(
   operation: Operation,
-  context: Omit<OperationContext, "caller">,
+  context: Omit<OperationContext, "caller" | "stream"> & { stream?: OperationContext["stream"] },
   caller: Caller | null,
   raw: Partial<Record<InputPart, unknown>>,
 ): Promise<Result<unknown>> {

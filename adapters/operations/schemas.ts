@@ -730,3 +730,326 @@ export const SessionCreate = Type.Object({
   summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
   notes: Type.Optional(Nullable(Type.String({ maxLength: 2_000_000 }))),
 });
+
+// Sessions and the story ------------------------------------------------------------------------------
+
+export const SessionView = Type.Object({ ...Session.properties, index: Type.Integer({ description: "Number of the session in date order, from 1" }) }, { title: "SessionSummary" });
+
+export const SessionListQuery = Type.Object({
+  ...CampaignIdQuery,
+  session_type: Type.Optional(SessionType),
+  public_only: Type.Optional(Type.Boolean({ default: false })),
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+export const SessionDetailQuery = Type.Object({
+  include_beats: Type.Optional(Type.Boolean({ default: false })),
+  include_moments: Type.Optional(Type.Boolean({ default: false })),
+  with_links: Type.Optional(WithLinks),
+});
+
+export const SessionPatch = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000, description: "May hold [[wikilinks]]" }))),
+    session_date: Type.Optional(Timestamp),
+  },
+  { title: "SessionPatch" },
+);
+
+export const SessionIdPath = Type.Object({ session_id: Id("Session id") });
+
+const BeatType = literals(["major", "minor", "step"] as const);
+const Metadata = Nullable(Type.Record(Type.String(), Type.Unknown()));
+
+export const Beat = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    label: Type.String(),
+    type: BeatType,
+    description: Nullable(Type.String()),
+    index: Type.Integer(),
+    parent_id: Nullable(Id()),
+    metadata: Metadata,
+    game_session_ids: Type.Array(Id()),
+    game_session_id: Nullable(Id()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Beat" },
+);
+
+export const BeatNode = Type.Recursive(
+  (Self) =>
+    Type.Object({
+      ...Beat.properties,
+      children: Type.Array(Self),
+      linkedEntities: Type.Object({ characters: Type.Array(Id()), factions: Type.Array(Id()), locations: Type.Array(Id()), items: Type.Array(Id()) }),
+    }),
+  { title: "BeatHierarchyNode" },
+);
+
+export const BeatCreate = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 300 }),
+    type: BeatType,
+    campaign_id: Id("Campaign id"),
+    game_session_id: Type.Optional(Nullable(Id("A session of the same campaign"))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 50_000, description: "May hold [[wikilinks]]" }))),
+    index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    parent_id: Type.Optional(Nullable(Id("Minor beats and steps only; a beat of the same campaign, never a descendant"))),
+    metadata: Type.Optional(Metadata),
+  },
+  { title: "BeatCreate" },
+);
+
+export const BeatPatch = Type.Object(
+  {
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 50_000 }))),
+    index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    parent_id: Type.Optional(Nullable(Id())),
+    metadata: Type.Optional(Metadata),
+  },
+  { title: "BeatPatch" },
+);
+
+export const BeatListQuery = Type.Object({
+  campaign_id: Type.Optional(Id("Campaign-wide list, ordered by index")),
+  session_id: Type.Optional(Id("Beats linked to this session")),
+  include_hierarchy: Type.Optional(Type.Boolean({ default: false, description: "With session_id: a nested, unpaginated array of hierarchy nodes" })),
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+const Categories = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 });
+
+export const Moment = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    session_id: Nullable(Id()),
+    label: Nullable(Type.String()),
+    content: Nullable(Type.String()),
+    image: Nullable(Type.String()),
+    index: Nullable(Type.Integer()),
+    categories: Type.Array(Type.String()),
+    kind: Type.String(),
+    metadata: Metadata,
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Moment" },
+);
+
+export const MomentCard = Type.Object(
+  { id: Id(), label: Nullable(Type.String()), image: Nullable(Type.String()), session_id: Nullable(Id()), created_at: Timestamp, categories: Type.Array(Type.String()) },
+  { title: "MomentCard" },
+);
+
+const momentFields = {
+  session_id: Nullable(Id("A session of the same campaign")),
+  content: Nullable(Type.String({ maxLength: 20_000, description: "May hold [[wikilinks]]" })),
+  image: Nullable(ImageUrl),
+  index: Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  categories: { ...Categories, description: "Key Moment cards carry key-moment" },
+  kind: Type.String({ minLength: 1, maxLength: 64, description: "Default legacy" }),
+  metadata: { ...Metadata, description: "Merged key by key on update; presentation lives here (style, customTheme, variant)" },
+  style: Type.String({ maxLength: 64, description: "Presentation: stored in metadata.style" }),
+  customTheme: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "Presentation: stored in metadata.customTheme" })),
+  variant: Type.String({ maxLength: 64, description: "Presentation: stored in metadata.variant" }),
+};
+
+export const MomentCreate = Type.Object(
+  { label: Type.String({ minLength: 1, maxLength: 300 }), campaign_id: Id("Campaign id"), ...Type.Partial(Type.Object(momentFields)).properties },
+  { title: "MomentCreate" },
+);
+export const MomentPatch = Type.Partial(Type.Object({ label: Type.String({ minLength: 1, maxLength: 300 }), ...momentFields }), { title: "MomentPatch" });
+
+const IdList = (what: string) => Type.Optional(Type.String({ maxLength: 5000, description: `Comma-separated ${what} ids` }));
+export const MomentListQuery = Type.Object({
+  campaign_id: Type.Optional(Id("Campaign id (or give session_id)")),
+  session_id: Type.Optional(Id()),
+  search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of the label" })),
+  fields: Fields,
+  character_ids: IdList("character"),
+  location_ids: IdList("location"),
+  faction_ids: IdList("faction"),
+  item_ids: IdList("item"),
+  session_ids: IdList("session"),
+  categories: Type.Optional(Type.String({ maxLength: 1000, description: "Comma-separated; any overlap matches (key-moment finds Key Moment cards)" })),
+  kind: Type.Optional(Type.String({ maxLength: 64 })),
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+const Theme = Nullable(Type.Record(Type.String(), Type.Unknown()));
+
+export const HeroAward = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    session_id: Id(),
+    title: Type.String(),
+    description: Type.String(),
+    character_name: Type.String(),
+    player_name: Nullable(Type.String()),
+    tone_mode: Type.String(),
+    award_mode: Type.String(),
+    style: Type.String(),
+    variant: Type.String(),
+    custom_theme: Theme,
+    order_index: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "HeroAward" },
+);
+
+const awardFields = {
+  character_name: Type.String({ maxLength: 200 }),
+  player_name: Nullable(Type.String({ maxLength: 200 })),
+  tone_mode: Type.String({ maxLength: 64, description: "Default default" }),
+  award_mode: literals(["moment", "theme"] as const),
+  style: Type.String({ maxLength: 64, description: "verdant (default), ember, arcane, frost, gilded" }),
+  variant: Type.String({ maxLength: 64, description: "square (default, 1080×1080) or portrait (1080×1350)" }),
+  custom_theme: { ...Theme, description: "Colors: background, accent, text (#hex)" },
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+};
+
+export const HeroAwardCreate = Type.Object(
+  {
+    session_id: Id("Session id"),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.String({ minLength: 1, maxLength: 4000 }),
+    ...Type.Partial(Type.Object(awardFields)).properties,
+  },
+  { title: "HeroAwardCreate" },
+);
+export const HeroAwardUpdate = Type.Partial(
+  Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), description: Type.String({ minLength: 1, maxLength: 4000 }), ...awardFields }),
+  { title: "HeroAwardUpdate" },
+);
+
+const recapCommon = {
+  id: Id(),
+  campaign_id: Id(),
+  session_id: Id(),
+  character_name: Nullable(Type.String()),
+  style: Nullable(Type.String()),
+  custom_theme: Theme,
+  order_index: Type.Integer(),
+  pipeline_id: Nullable(Id()),
+  recap_set_id: Nullable(Id()),
+  created_at: Timestamp,
+  updated_at: Nullable(Timestamp),
+};
+
+export const Quote = Type.Object({ ...recapCommon, text: Nullable(Type.String()), speaker: Nullable(Type.String()), context: Nullable(Type.String()) }, { title: "Quote" });
+export const Spotlight = Type.Object(
+  { ...recapCommon, title: Nullable(Type.String()), description: Nullable(Type.String()), player_name: Nullable(Type.String()), entry_type: Type.Literal("spotlight"), source_moment_id: Nullable(Id()) },
+  { title: "Spotlight" },
+);
+
+const quoteFields = {
+  speaker: Nullable(Type.String({ maxLength: 200 })),
+  character_name: Nullable(Type.String({ maxLength: 200 })),
+  context: Nullable(Type.String({ maxLength: 2000 })),
+  style: Nullable(Type.String({ maxLength: 64 })),
+  custom_theme: Theme,
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+};
+export const QuoteCreate = Type.Object(
+  { session_id: Id("Session id"), text: Type.String({ minLength: 1, maxLength: 8000 }), ...Type.Partial(Type.Object(quoteFields)).properties },
+  { title: "QuoteCreate" },
+);
+export const QuoteUpdate = Type.Partial(Type.Object({ text: Type.String({ minLength: 1, maxLength: 8000 }), ...quoteFields }), { title: "QuoteUpdate" });
+
+const spotlightFields = {
+  description: Nullable(Type.String({ maxLength: 4000 })),
+  character_name: Nullable(Type.String({ maxLength: 200 })),
+  player_name: Nullable(Type.String({ maxLength: 200 })),
+  style: Nullable(Type.String({ maxLength: 64 })),
+  custom_theme: Theme,
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  source_moment_id: Nullable(Id("A moment of the same campaign")),
+};
+export const SpotlightCreate = Type.Object(
+  { session_id: Id("Session id"), title: Type.String({ minLength: 1, maxLength: 200 }), ...Type.Partial(Type.Object(spotlightFields)).properties },
+  { title: "SpotlightCreate" },
+);
+export const SpotlightUpdate = Type.Partial(Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...spotlightFields }), { title: "SpotlightUpdate" });
+
+export const RecapListQuery = Type.Object({
+  campaign_id: Type.Optional(Id("Campaign id (or give session_id)")),
+  session_id: Type.Optional(Id()),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  ...PageQuery,
+});
+
+export const Transcript = Type.Object(
+  {
+    version: Type.Integer(),
+    created_at: Timestamp,
+    metadata: Type.Object({
+      session_id: Id(),
+      session_type: Type.String(),
+      campaign_id: Id(),
+      world_title: Type.String(),
+      world_language: Type.String(),
+      session_date: Timestamp,
+      speakers: Type.Array(Type.String()),
+      speaker_count: Type.Integer(),
+      source_type: Type.String(),
+      created_at: Timestamp,
+    }),
+    utterances: Type.Array(Type.Object({ speaker_label: Type.String(), transcript: Type.String(), start: Type.Number(), end: Type.Number(), said_at: Timestamp })),
+    text: Type.String(),
+    stats: Type.Object({ char_count: Type.Integer(), tokens: Type.Integer(), utterance_count: Type.Integer() }),
+  },
+  { title: "Transcript" },
+);
+
+export const TranscriptQuery = Type.Object({ format: Type.Optional(literals(["json", "markdown"] as const)) });
+
+export const CastAnalysis = Type.Object(
+  {
+    id: Id(),
+    session_id: Id(),
+    analysis: Type.Record(Type.String(), Type.Unknown()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+    pdfSavedAt: Nullable(Timestamp),
+    pdfPageCount: Nullable(Type.Integer()),
+  },
+  { title: "CastAnalysis" },
+);
+
+const Named = Type.Object({ name: Type.String({ maxLength: 500 }), description: Type.String({ maxLength: 5000 }) });
+const Bullets = Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 });
+export const HandoutBody = Type.Object(
+  {
+    summary: Type.String({ maxLength: 20_000 }),
+    sessionOutline: Type.Union([Type.String({ maxLength: 20_000 }), Type.Array(Type.Object({ title: Type.String({ maxLength: 500 }) }), { maxItems: 100 })]),
+    encounters: Type.Array(Type.Object({ title: Type.String({ maxLength: 500 }), bullets: Bullets }), { maxItems: 100 }),
+    characterSpotlight: Type.Array(Type.Object({ name: Type.String({ maxLength: 500 }), description: Type.String({ maxLength: 5000 }), bullets: Bullets }), { maxItems: 50 }),
+    otherEntitySpotlight: Type.Array(Named, { maxItems: 50 }),
+    items: Type.Array(Named, { maxItems: 100 }),
+    valuableInformation: Type.Array(Type.Object({ info: Type.String({ maxLength: 5000 }) }), { maxItems: 100 }),
+    partyStatusAndNextSteps: Type.Object({
+      partyStatus: Type.Object({ summary: Type.String({ maxLength: 5000 }), bullets: Bullets }),
+      nextSteps: Type.Object({ summary: Type.String({ maxLength: 5000 }) }),
+    }),
+    moments: Type.Array(Type.Object({ label: Type.String({ maxLength: 500 }), content: Type.String({ maxLength: 20_000 }) }), { maxItems: 100 }),
+  },
+  { title: "SessionHandout" },
+);
+export const Handout = Type.Object(
+  { ...HandoutBody.properties, pdfSavedAt: Nullable(Timestamp), pdfPageCount: Nullable(Type.Integer()) },
+  { title: "SessionHandoutView" },
+);
+
+export const ImportResult = Type.Object({ utterance_count: Type.Integer(), speakers: Type.Array(Type.String()) }, { title: "TranscriptImport" });
+export const TranscriptImportQuery = Type.Object({ format: Type.Optional(literals(["plain", "vtt", "srt", "crd3"] as const)) });

@@ -2,7 +2,7 @@ import { fail, ok } from "../../domain/errors.ts";
 import { defineOperations } from "./operation.ts";
 import * as S from "./schemas.ts";
 
-export const RESOURCES = ["campaigns", "worlds", "users", "characters", "factions", "locations", "items", "entities", "links", "search", "tasks", "quests", "journals", "journal-folders"];
+export const RESOURCES = ["campaigns", "worlds", "users", "characters", "factions", "locations", "items", "entities", "links", "search", "tasks", "quests", "journals", "journal-folders", "sessions", "beats", "moments", "hero-awards", "quotes", "spotlights"];
 
 export const systemOperations = defineOperations([
   {

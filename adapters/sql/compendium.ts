@@ -409,6 +409,9 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
     async remove(docType, docId) {
       await db.query(`delete from search_documents where doc_type = $1 and doc_id = $2`, [docType, docId]);
     },
+    async removeByFacet(docType, facet, value) {
+      await db.query(`delete from search_documents where doc_type = $1 and facets->>$2 = $3`, [docType, facet, value]);
+    },
     async search(campaignId, query, docTypes, perType, viewerId) {
       // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
       // on titles only when that finds nothing.

@@ -1,0 +1,139 @@
+// Beats: the hierarchical outline of a campaign's story.
+import { wouldCreateCycle } from "../domain/compendium.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import { mayHaveParent, nest, type Beat, type BeatType, type HierarchyNode } from "../domain/story.ts";
+import { stripOrKeep } from "../domain/wikilinks.ts";
+import type { Repositories } from "../ports/records.ts";
+import { campaignAccess, recordAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+const NOT_FOUND = "Beat not found";
+
+export type BeatView = Beat & { game_session_id: string | null };
+export type BeatNode = BeatView & { children: BeatNode[]; linkedEntities: { characters: string[]; factions: string[]; locations: string[]; items: string[] } };
+
+const beatView = (beat: Beat, withLinks: boolean): BeatView => ({ ...beat, description: stripOrKeep(beat.description, withLinks), game_session_id: beat.game_session_ids[0] ?? null });
+
+export interface BeatFields {
+  label?: string;
+  type?: BeatType;
+  description?: string | null;
+  index?: number;
+  parent_id?: string | null;
+  metadata?: Record<string, unknown> | null;
+  game_session_id?: string | null;
+}
+
+async function applyFields(repos: Repositories, base: Beat, fields: BeatFields): Promise<Result<Beat>> {
+  const next: Beat = { ...base };
+  if (fields.label !== undefined) next.label = fields.label.trim();
+  if (!next.label) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
+  if (fields.type !== undefined) next.type = fields.type;
+  if (fields.description !== undefined) next.description = fields.description;
+  if (fields.index !== undefined) next.index = fields.index;
+  if (fields.metadata !== undefined) next.metadata = fields.metadata;
+  if (fields.parent_id !== undefined) next.parent_id = fields.parent_id || null;
+  if (fields.game_session_id !== undefined) {
+    if (fields.game_session_id) {
+      const session = await repos.sessions.get(fields.game_session_id);
+      if (!session || session.campaign_id !== next.campaign_id)
+        return { ok: false, error: invalidField(["body", "game_session_id"], "Session must belong to the same campaign", fields.game_session_id) };
+      next.game_session_ids = [fields.game_session_id, ...next.game_session_ids.filter((id) => id !== fields.game_session_id)];
+    } else next.game_session_ids = [];
+  }
+  if (next.parent_id) {
+    if (!mayHaveParent(next.type)) return { ok: false, error: invalidField(["body", "parent_id"], "Only minor beats and steps have a parent", next.parent_id) };
+    const parent = await repos.beats.get(next.parent_id);
+    if (!parent || parent.campaign_id !== next.campaign_id) return { ok: false, error: invalidField(["body", "parent_id"], "Parent must be a beat of the same campaign", next.parent_id) };
+    const ancestry = await repos.beats.ancestry(next.parent_id);
+    if (wouldCreateCycle(next.id, next.parent_id, (id) => ancestry.get(id))) return { ok: false, error: invalidField(["body", "parent_id"], "A beat cannot be its own ancestor", next.parent_id) };
+  }
+  return ok(next);
+}
+
+async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Beat | null) {
+  if (!previous || previous.description !== beat.description) await syncWikilinks(tx, deps, { campaignId: beat.campaign_id, type: "Beat", id: beat.id }, beat.description);
+  await tx.search.upsert({ campaign_id: beat.campaign_id, doc_type: "beats", doc_id: beat.id, title: beat.label, body: beat.description ?? "", facets: { type: beat.type } }, nowIso(deps));
+}
+
+export async function createBeat(deps: Deps, caller: Caller, campaignId: string, fields: BeatFields & { label: string; type: BeatType }): Promise<Result<BeatView>> {
+  const access = await campaignAccess(deps, caller, campaignId, "write");
+  if (!access.ok) return access;
+  const blank: Beat = { id: deps.ids.next(), campaign_id: campaignId, label: "", type: fields.type, description: null, index: 0, parent_id: null, metadata: null, game_session_ids: [], created_at: nowIso(deps), updated_at: null };
+  return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
+    const applied = await applyFields(tx, blank, fields);
+    if (!applied.ok) return applied;
+    await tx.beats.insert(applied.value);
+    await afterWrite(tx, deps, applied.value, null);
+    return ok(beatView(applied.value, false));
+  });
+}
+
+export async function getBeat(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<BeatView>> {
+  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "read");
+  return found.ok ? ok(beatView(found.value.record, withLinks)) : found;
+}
+
+export async function updateBeat(deps: Deps, caller: Caller, id: string, fields: BeatFields): Promise<Result<BeatView>> {
+  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
+  if (!found.ok) return found;
+  return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
+    const previous = await tx.beats.get(id);
+    if (!previous) return fail("not_found", NOT_FOUND);
+    const applied = await applyFields(tx, previous, fields);
+    if (!applied.ok) return applied;
+    const beat = { ...applied.value, updated_at: nowIso(deps) };
+    await tx.beats.replace(beat);
+    await afterWrite(tx, deps, beat, previous);
+    return ok(beatView(beat, false));
+  });
+}
+
+/** Children keep existing without a parent; links made from the beat go with it. */
+export async function deleteBeat(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
+  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
+  if (!found.ok) return found;
+  await deps.records.withTransaction(async (tx) => {
+    await tx.beats.orphanChildren(id, nowIso(deps));
+    await tx.links.deleteTouching(id);
+    await tx.search.remove("beats", id);
+    await tx.beats.delete(id);
+  });
+  return ok(null);
+}
+
+export async function listBeats(
+  deps: Deps,
+  caller: Caller,
+  query: PageRequest & { campaign_id?: string; session_id?: string; include_hierarchy?: boolean; with_links?: boolean },
+): Promise<Result<Page<BeatView> | BeatNode[]>> {
+  const withLinks = query.with_links ?? false;
+  const page = { page: query.page, size: query.size };
+  if (query.session_id) {
+    const session = await deps.records.sessions.get(query.session_id);
+    if (!session) return fail("not_found", "Session not found");
+    const access = await campaignAccess(deps, caller, session.campaign_id, "read");
+    if (!access.ok) return access;
+    if (query.include_hierarchy) {
+      const all = await deps.records.beats.allBySession(session.id);
+      const linksFrom = new Map<string, BeatNode["linkedEntities"]>();
+      for (const beat of all) {
+        const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 })).rows;
+        const of = (type: string) => links.filter((l) => l.to_type === type).map((l) => l.to_id);
+        linksFrom.set(beat.id, { characters: of("Character"), factions: of("Faction"), locations: of("Location"), items: of("Item") });
+      }
+      const toNode = (entry: HierarchyNode<Beat>): BeatNode => ({ ...beatView(entry.node, withLinks), children: entry.children.map(toNode), linkedEntities: linksFrom.get(entry.node.id)! });
+      return ok(nest(all).map(toNode));
+    }
+    const { rows, total } = await deps.records.beats.listBySession(session.id, page);
+    return ok(toPage(rows.map((b) => beatView(b, withLinks)), total, page));
+  }
+  if (!query.campaign_id) return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
+  const access = await campaignAccess(deps, caller, query.campaign_id, "read");
+  if (!access.ok) return access;
+  const { rows, total } = await deps.records.beats.listByCampaign(query.campaign_id, page);
+  return ok(toPage(rows.map((b) => beatView(b, withLinks)), total, page));
+}

@@ -1,0 +1,152 @@
+// Moments (Key Moments): highlighted scenes of sessions, with presentation metadata.
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import { mergeMetadata, normalizeCategories, type Moment } from "../domain/story.ts";
+import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
+import type { Repositories } from "../ports/records.ts";
+import { campaignAccess, recordAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+const NOT_FOUND = "Moment not found";
+const PRESENTATION = ["style", "customTheme", "variant"] as const;
+
+export interface MomentFields {
+  label?: string;
+  content?: string | null;
+  image?: string | null;
+  index?: number | null;
+  categories?: string[];
+  kind?: string;
+  metadata?: Record<string, unknown> | null;
+  session_id?: string | null;
+  style?: string;
+  customTheme?: Record<string, unknown> | null;
+  variant?: string;
+}
+
+export type MomentCard = Pick<Moment, "id" | "label" | "image" | "session_id" | "created_at" | "categories">;
+const card = (m: Moment): MomentCard => ({ id: m.id, label: m.label, image: m.image, session_id: m.session_id, created_at: m.created_at, categories: m.categories });
+const view = (m: Moment, withLinks: boolean): Moment => ({ ...m, content: stripOrKeep(m.content, withLinks) });
+
+async function applyFields(repos: Repositories, base: Moment, fields: MomentFields): Promise<Result<Moment>> {
+  const next: Moment = { ...base };
+  if (fields.label !== undefined) next.label = fields.label.trim();
+  if (fields.content !== undefined) next.content = fields.content;
+  if (fields.image !== undefined) next.image = fields.image;
+  if (fields.index !== undefined) next.index = fields.index;
+  if (fields.categories !== undefined) next.categories = normalizeCategories(fields.categories);
+  if (fields.kind !== undefined) next.kind = fields.kind.trim() || "legacy";
+  if (fields.metadata !== undefined) next.metadata = mergeMetadata(next.metadata, fields.metadata);
+  // Presentation fields sent at the top level land in metadata, where they live.
+  const presentation = Object.fromEntries(PRESENTATION.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]));
+  if (Object.keys(presentation).length) next.metadata = mergeMetadata(next.metadata, presentation);
+  if (fields.session_id !== undefined) {
+    if (fields.session_id) {
+      const session = await repos.sessions.get(fields.session_id);
+      if (!session || session.campaign_id !== next.campaign_id) return { ok: false, error: invalidField(["body", "session_id"], "Session must belong to the same campaign", fields.session_id) };
+    }
+    next.session_id = fields.session_id || null;
+  }
+  return ok(next);
+}
+
+async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous: Moment | null) {
+  if (!previous || previous.content !== moment.content) await syncWikilinks(tx, deps, { campaignId: moment.campaign_id, type: "Moment", id: moment.id }, moment.content);
+  await tx.search.upsert(
+    { campaign_id: moment.campaign_id, doc_type: "moments", doc_id: moment.id, title: moment.label ?? "", body: stripWikilinks(moment.content ?? ""), facets: { session_id: moment.session_id, categories: moment.categories } },
+    nowIso(deps),
+  );
+}
+
+export async function createMoment(deps: Deps, caller: Caller, campaignId: string, fields: MomentFields & { label: string }): Promise<Result<Moment>> {
+  const access = await campaignAccess(deps, caller, campaignId, "write");
+  if (!access.ok) return access;
+  if (!fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
+  const blank: Moment = { id: deps.ids.next(), campaign_id: campaignId, session_id: null, label: null, content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: nowIso(deps), updated_at: null };
+  return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
+    const applied = await applyFields(tx, blank, fields);
+    if (!applied.ok) return applied;
+    await tx.moments.insert(applied.value);
+    await afterWrite(tx, deps, applied.value, null);
+    return ok(view(applied.value, false));
+  });
+}
+
+export async function getMoment(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<Moment>> {
+  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "read");
+  return found.ok ? ok(view(found.value.record, withLinks)) : found;
+}
+
+export async function updateMoment(deps: Deps, caller: Caller, id: string, fields: MomentFields): Promise<Result<Moment>> {
+  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "write");
+  if (!found.ok) return found;
+  if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
+  return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
+    const previous = await tx.moments.get(id);
+    if (!previous) return fail("not_found", NOT_FOUND);
+    const applied = await applyFields(tx, previous, fields);
+    if (!applied.ok) return applied;
+    const moment = { ...applied.value, updated_at: nowIso(deps) };
+    await tx.moments.replace(moment);
+    await afterWrite(tx, deps, moment, previous);
+    return ok(view(moment, false));
+  });
+}
+
+export async function deleteMoment(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
+  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "write");
+  if (!found.ok) return found;
+  await deps.records.withTransaction(async (tx) => {
+    await tx.links.deleteTouching(id);
+    await tx.search.remove("moments", id);
+    await tx.moments.delete(id);
+  });
+  return ok(null);
+}
+
+const ids = (list?: string) => (list ? list.split(",").map((id) => id.trim()).filter(Boolean) : []);
+
+export async function listMoments(
+  deps: Deps,
+  caller: Caller,
+  query: PageRequest & {
+    campaign_id?: string;
+    session_id?: string;
+    search?: string;
+    fields?: "card";
+    character_ids?: string;
+    location_ids?: string;
+    faction_ids?: string;
+    item_ids?: string;
+    session_ids?: string;
+    categories?: string;
+    kind?: string;
+    with_links?: boolean;
+  },
+): Promise<Result<Page<Moment | MomentCard>>> {
+  let campaignId = query.campaign_id;
+  if (!campaignId && query.session_id) campaignId = (await deps.records.sessions.get(query.session_id))?.campaign_id;
+  if (!campaignId) {
+    if (query.session_id) return fail("not_found", "Session not found");
+    return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
+  }
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const linkedTo = [...ids(query.character_ids), ...ids(query.location_ids), ...ids(query.faction_ids), ...ids(query.item_ids)];
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.moments.list(
+    {
+      campaignId,
+      sessionId: query.session_id,
+      sessionIds: ids(query.session_ids),
+      search: query.search?.trim() || undefined,
+      categories: query.categories ? normalizeCategories(query.categories.split(",")) : undefined,
+      kind: query.kind,
+      linkedTo: linkedTo.length ? linkedTo : undefined,
+    },
+    page,
+  );
+  return ok(toPage(query.fields === "card" ? rows.map(card) : rows.map((m) => view(m, query.with_links ?? false)), total, page));
+}

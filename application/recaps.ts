@@ -1,0 +1,240 @@
+// Recap cards of a session: hero awards (rendered by the service), quotes and spotlights.
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import type { HeroAward, RecapEntry, RecapFilters, Repositories } from "../ports/records.ts";
+import { campaignAccess, recordAccess } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+
+export const API_PIPELINE_SOURCE = "api";
+
+async function sessionFor(deps: Deps, caller: Caller, sessionId: string, loc: string[]): Promise<Result<{ campaignId: string }>> {
+  const session = await deps.records.sessions.get(sessionId);
+  if (!session) return fail("not_found", "Session not found");
+  void loc;
+  const access = await campaignAccess(deps, caller, session.campaign_id, "write");
+  return access.ok ? ok({ campaignId: session.campaign_id }) : access;
+}
+
+/** Lists need a campaign or a session to look in; the caller must be able to read it. */
+async function listScope(deps: Deps, caller: Caller, query: { campaign_id?: string; session_id?: string }): Promise<Result<RecapFilters>> {
+  let campaignId = query.campaign_id;
+  if (query.session_id) {
+    const session = await deps.records.sessions.get(query.session_id);
+    if (!session) return fail("not_found", "Session not found");
+    if (campaignId && campaignId !== session.campaign_id) return ok({ campaignId, sessionId: "none" });
+    campaignId = session.campaign_id;
+  }
+  if (!campaignId) return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  return access.ok ? ok({ campaignId, sessionId: query.session_id }) : access;
+}
+
+// Hero awards -------------------------------------------------------------------------------------------
+
+export interface AwardFields {
+  title?: string;
+  description?: string;
+  character_name?: string;
+  player_name?: string | null;
+  tone_mode?: string;
+  award_mode?: "moment" | "theme";
+  style?: string;
+  variant?: string;
+  custom_theme?: Record<string, unknown> | null;
+  order_index?: number;
+}
+
+const AWARD_KEYS = ["title", "description", "character_name", "player_name", "tone_mode", "award_mode", "style", "variant", "custom_theme", "order_index"] as const;
+
+const applyAward = (award: HeroAward, fields: AwardFields): HeroAward => {
+  const next = { ...award } as Record<string, unknown>;
+  for (const key of AWARD_KEYS) if (fields[key] !== undefined) next[key] = key === "title" || key === "description" ? (fields[key] as string).trim() : fields[key];
+  return next as unknown as HeroAward;
+};
+
+const blankAward = (message: string, field: string, input: unknown) => ({ ok: false as const, error: invalidField(["body", field], message, input, "string_too_short") });
+
+export async function createHeroAward(deps: Deps, caller: Caller, fields: AwardFields & { session_id: string; title: string; description: string }): Promise<Result<HeroAward>> {
+  const scope = await sessionFor(deps, caller, fields.session_id, ["body", "session_id"]);
+  if (!scope.ok) return scope;
+  const award = applyAward(
+    {
+      id: deps.ids.next(),
+      campaign_id: scope.value.campaignId,
+      session_id: fields.session_id,
+      title: "",
+      description: "",
+      character_name: "",
+      player_name: null,
+      tone_mode: "default",
+      award_mode: "moment",
+      style: "verdant",
+      variant: "square",
+      custom_theme: null,
+      order_index: 0,
+      created_at: nowIso(deps),
+      updated_at: null,
+    },
+    fields,
+  );
+  if (!award.title) return blankAward("Title cannot be empty", "title", fields.title);
+  if (!award.description) return blankAward("Description cannot be empty", "description", fields.description);
+  await deps.records.recaps.insertAward(award, await deps.cards.heroAward(award));
+  return ok(award);
+}
+
+export async function getHeroAward(deps: Deps, caller: Caller, id: string): Promise<Result<HeroAward>> {
+  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "read");
+  return found.ok ? ok(found.value.record) : found;
+}
+
+export async function heroAwardCard(deps: Deps, caller: Caller, id: string): Promise<Result<Uint8Array>> {
+  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "read");
+  if (!found.ok) return found;
+  // Cards made before rendering existed (or lost) are drawn again on demand.
+  const card = (await deps.records.recaps.awardCard(id)) ?? (await deps.cards.heroAward(found.value.record));
+  return ok(card);
+}
+
+/** Any change redraws the card. */
+export async function updateHeroAward(deps: Deps, caller: Caller, id: string, fields: AwardFields): Promise<Result<HeroAward>> {
+  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
+  if (!found.ok) return found;
+  const award = { ...applyAward(found.value.record, fields), updated_at: nowIso(deps) };
+  if (!award.title) return blankAward("Title cannot be empty", "title", fields.title);
+  if (!award.description) return blankAward("Description cannot be empty", "description", fields.description);
+  await deps.records.recaps.replaceAward(award, await deps.cards.heroAward(award));
+  return ok(award);
+}
+
+export async function deleteHeroAward(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
+  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
+  if (!found.ok) return found;
+  await deps.records.recaps.deleteAward(id);
+  return ok(null);
+}
+
+export async function listHeroAwards(deps: Deps, caller: Caller, query: PageRequest & { campaign_id?: string; session_id?: string; search?: string }): Promise<Result<Page<HeroAward>>> {
+  const scope = await listScope(deps, caller, query);
+  if (!scope.ok) return scope;
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.recaps.listAwards({ ...scope.value, search: query.search?.trim() || undefined }, page);
+  return ok(toPage(rows, total, page));
+}
+
+// Quotes and spotlights -------------------------------------------------------------------------------
+
+export type EntryType = RecapEntry["entry_type"];
+export type EntryFields = Partial<Pick<RecapEntry, "text" | "speaker" | "character_name" | "context" | "title" | "description" | "player_name" | "style" | "custom_theme" | "order_index" | "source_moment_id">>;
+export type QuoteView = Omit<RecapEntry, "entry_type" | "title" | "description" | "player_name" | "source_moment_id">;
+export type SpotlightView = Omit<RecapEntry, "text" | "speaker" | "context">;
+
+const NOUN: Record<EntryType, string> = { quote: "Quote", spotlight: "Spotlight" };
+const REQUIRED: Record<EntryType, "text" | "title"> = { quote: "text", spotlight: "title" };
+const ENTRY_KEYS = ["text", "speaker", "character_name", "context", "title", "description", "player_name", "style", "custom_theme", "order_index", "source_moment_id"] as const;
+
+export function entryView(entry: RecapEntry): QuoteView | SpotlightView {
+  if (entry.entry_type === "quote") {
+    const { entry_type: _t, title: _ti, description: _d, player_name: _p, source_moment_id: _s, ...quote } = entry;
+    return quote;
+  }
+  const { text: _x, speaker: _sp, context: _c, ...spotlight } = entry;
+  return spotlight;
+}
+
+async function checkMoment(repos: Repositories, entry: RecapEntry): Promise<Result<true>> {
+  if (!entry.source_moment_id) return ok(true);
+  const moment = await repos.moments.get(entry.source_moment_id);
+  return moment && moment.campaign_id === entry.campaign_id ? ok(true) : { ok: false, error: invalidField(["body", "source_moment_id"], "Moment must belong to the same campaign", entry.source_moment_id) };
+}
+
+/** Creating a quote or spotlight finds or creates the session's recap pipeline (source api). */
+export async function createEntry(deps: Deps, caller: Caller, type: EntryType, fields: EntryFields & { session_id: string }): Promise<Result<QuoteView | SpotlightView>> {
+  const scope = await sessionFor(deps, caller, fields.session_id, ["body", "session_id"]);
+  if (!scope.ok) return scope;
+  const required = REQUIRED[type];
+  const value = (fields[required] ?? "").trim();
+  if (!value) return blankAward(`${required} cannot be empty`, required, fields[required]);
+  return deps.records.withTransaction(async (tx): Promise<Result<QuoteView | SpotlightView>> => {
+    const at = nowIso(deps);
+    const pipeline = await tx.recaps.pipeline(scope.value.campaignId, fields.session_id, API_PIPELINE_SOURCE, () => ({
+      id: deps.ids.next(),
+      campaign_id: scope.value.campaignId,
+      session_id: fields.session_id,
+      source: API_PIPELINE_SOURCE,
+      recap_set_id: deps.ids.next(),
+      created_at: at,
+    }));
+    const entry: RecapEntry = {
+      id: deps.ids.next(),
+      campaign_id: scope.value.campaignId,
+      session_id: fields.session_id,
+      entry_type: type,
+      pipeline_id: pipeline.id,
+      recap_set_id: pipeline.recap_set_id,
+      text: null,
+      speaker: null,
+      character_name: null,
+      context: null,
+      title: null,
+      description: null,
+      player_name: null,
+      style: null,
+      custom_theme: null,
+      order_index: 0,
+      source_moment_id: null,
+      created_at: at,
+      updated_at: null,
+    };
+    for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
+    entry[required] = value;
+    const moment = await checkMoment(tx, entry);
+    if (!moment.ok) return moment;
+    await tx.recaps.insertEntry(entry);
+    return ok(entryView(entry));
+  });
+}
+
+async function entryFor(deps: Deps, caller: Caller, type: EntryType, id: string, level: "read" | "write") {
+  const entry = await deps.records.recaps.getEntry(id);
+  return recordAccess(deps, caller, entry && entry.entry_type === type ? entry : null, `${NOUN[type]} not found`, level);
+}
+
+export async function getEntry(deps: Deps, caller: Caller, type: EntryType, id: string): Promise<Result<QuoteView | SpotlightView>> {
+  const found = await entryFor(deps, caller, type, id, "read");
+  return found.ok ? ok(entryView(found.value.record)) : found;
+}
+
+export async function updateEntry(deps: Deps, caller: Caller, type: EntryType, id: string, fields: EntryFields): Promise<Result<QuoteView | SpotlightView>> {
+  const found = await entryFor(deps, caller, type, id, "write");
+  if (!found.ok) return found;
+  const entry = { ...found.value.record, updated_at: nowIso(deps) };
+  for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
+  const required = REQUIRED[type];
+  if (!entry[required]?.trim()) return blankAward(`${required} cannot be empty`, required, fields[required]);
+  const moment = await checkMoment(deps.records, entry);
+  if (!moment.ok) return moment;
+  await deps.records.recaps.replaceEntry(entry);
+  return ok(entryView(entry));
+}
+
+export async function deleteEntry(deps: Deps, caller: Caller, type: EntryType, id: string): Promise<Result<null>> {
+  const found = await entryFor(deps, caller, type, id, "write");
+  if (!found.ok) return found;
+  await deps.records.recaps.deleteEntry(id);
+  return ok(null);
+}
+
+export async function listEntries(
+  deps: Deps,
+  caller: Caller,
+  type: EntryType,
+  query: PageRequest & { campaign_id?: string; session_id?: string; search?: string },
+): Promise<Result<Page<QuoteView | SpotlightView>>> {
+  const scope = await listScope(deps, caller, query);
+  if (!scope.ok) return scope;
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.recaps.listEntries(type, { ...scope.value, search: query.search?.trim() || undefined }, page);
+  return ok(toPage(rows.map(entryView), total, page));
+}

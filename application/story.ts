@@ -1,0 +1,417 @@
+// Sessions on the public surface, transcripts (import and read), cast analyses and handouts.
+import { normalizeAlias } from "../domain/aliases.ts";
+import { addUtterance, finishCastAnalysis, newCastAccumulator } from "../domain/cast.ts";
+import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
+import type { Caller } from "../domain/identity.ts";
+import { estimateTokens } from "../domain/journals.ts";
+import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import type { Session, SessionType } from "../domain/sessions.ts";
+import type { Beat, Handout, Moment } from "../domain/story.ts";
+import { parserFor, sniffFormat, speakersOf, TranscriptError, type TranscriptFormat, type Utterance } from "../domain/transcripts.ts";
+import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
+import type { Repositories, SessionArtifact, StoredUtterance, TranscriptRecord } from "../ports/records.ts";
+import { campaignAccess, recordAccess, requireFirstParty } from "./access.ts";
+import { nowIso, type Deps } from "./deps.ts";
+import { syncWikilinks } from "./links.ts";
+
+const SESSION_NOT_FOUND = "Session not found";
+
+export type SessionView = Session & { index: number; beats?: Beat[] | null; moments?: Moment[] | null };
+
+const view = (session: Session, index: number, withLinks: boolean): SessionView => ({ ...session, summary: stripOrKeep(session.summary, withLinks), index });
+
+export async function listSessions(
+  deps: Deps,
+  caller: Caller,
+  campaignId: string,
+  query: PageRequest & { session_type?: SessionType; public_only?: boolean; with_links?: boolean },
+): Promise<Result<Page<SessionView>>> {
+  const access = await campaignAccess(deps, caller, campaignId, "read");
+  if (!access.ok) return access;
+  const page = { page: query.page, size: query.size };
+  const { rows, total } = await deps.records.sessions.list(campaignId, { type: query.session_type, publicOnly: query.public_only }, page);
+  return ok(toPage(rows.map((s) => view(s, s.index, query.with_links ?? false)), total, page));
+}
+
+export async function getSession(
+  deps: Deps,
+  caller: Caller,
+  sessionId: string,
+  options: { include_beats?: boolean; include_moments?: boolean; with_links?: boolean },
+): Promise<Result<SessionView>> {
+  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+  if (!found.ok) return found;
+  const session = found.value.record;
+  const withLinks = options.with_links ?? false;
+  const result: SessionView = { ...view(session, await deps.records.sessions.numberOf(session), withLinks), beats: null, moments: null };
+  if (options.include_beats) result.beats = (await deps.records.beats.allBySession(session.id)).map((b) => ({ ...b, description: stripOrKeep(b.description, withLinks) }));
+  if (options.include_moments)
+    result.moments = (await deps.records.moments.list({ sessionId: session.id }, { page: 1, size: 1000 })).rows.map((m) => ({ ...m, content: stripOrKeep(m.content, withLinks) }));
+  return ok(result);
+}
+
+/** Only title, summary and session_date may change here. */
+export async function patchSession(deps: Deps, caller: Caller, sessionId: string, patch: { title?: string; summary?: string | null; session_date?: string }): Promise<Result<SessionView>> {
+  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "write");
+  if (!found.ok) return found;
+  if (patch.title !== undefined && !patch.title.trim()) return { ok: false, error: invalidField(["body", "title"], "Title cannot be empty", patch.title, "string_too_short") };
+  return deps.records.withTransaction(async (tx): Promise<Result<SessionView>> => {
+    const current = await tx.sessions.get(sessionId);
+    if (!current) return fail("not_found", SESSION_NOT_FOUND);
+    const next: Session = {
+      ...current,
+      title: patch.title?.trim() ?? current.title,
+      summary: patch.summary !== undefined ? patch.summary : current.summary,
+      session_date: patch.session_date ? new Date(patch.session_date).toISOString() : current.session_date,
+      updated_at: nowIso(deps),
+    };
+    await tx.sessions.replace(next);
+    if (patch.summary !== undefined) await syncWikilinks(tx, deps, { campaignId: next.campaign_id, type: "GameSession", id: next.id }, next.summary);
+    await indexSession(tx, deps, next);
+    return ok(view(next, await tx.sessions.numberOf(next), false));
+  });
+}
+
+export async function indexSession(tx: Repositories, deps: Deps, session: Session) {
+  await tx.search.upsert(
+    {
+      campaign_id: session.campaign_id,
+      doc_type: "sessions",
+      doc_id: session.id,
+      title: session.title,
+      body: [stripWikilinks(session.summary ?? ""), session.notes ?? ""].filter(Boolean).join("\n"),
+      facets: { type: session.type, session_date: session.session_date },
+    },
+    nowIso(deps),
+  );
+}
+
+// Transcripts --------------------------------------------------------------------------------------
+
+export interface TranscriptSource {
+  /** The body, in pieces as they arrive. */
+  pieces: AsyncIterable<string>;
+  contentType: string | null;
+  format?: TranscriptFormat;
+}
+
+const BATCH = 500;
+const CHUNK_CHARS = 1200;
+
+/**
+ * Replaces a session's transcript with the one streamed in: parsed piece by piece, written in
+ * batches, speakers matched to (or created as) campaign speakers, analysed and indexed on the way,
+ * all in one transaction. Only a batch of utterances is held at a time.
+ */
+export async function importTranscript(deps: Deps, caller: Caller, sessionId: string, source: TranscriptSource): Promise<Result<{ utterance_count: number; speakers: string[] }>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const session = await deps.records.sessions.get(sessionId);
+  if (!session) return fail("not_found", SESSION_NOT_FOUND);
+  if (session.type === "rawNotes") return fail("bad_request", "Raw-notes sessions carry notes, not a transcript");
+  try {
+    return await deps.records.withTransaction(async (tx) => {
+      await tx.transcripts.clear(sessionId);
+      await clearTranscriptChunks(tx, sessionId);
+      const speakers = new Map<string, string>(); // key → label as first seen
+      const cast = newCastAccumulator();
+      let parser: ReturnType<typeof parserFor> | null = source.format ? parserFor(source.format) : null;
+      let format = source.format ?? null;
+      let batch: StoredUtterance[] = [];
+      let position = 0;
+      let chars = 0;
+      let tokens = 0;
+      let chunk = { text: "", start: 0, end: 0, index: 0 };
+      const flushChunk = async () => {
+        if (!chunk.text) return;
+        await tx.search.upsert(
+          {
+            campaign_id: session.campaign_id,
+            doc_type: "transcript",
+            doc_id: `${sessionId}:${chunk.index}`,
+            title: session.title,
+            body: chunk.text,
+            facets: { session_id: sessionId, start: chunk.start, end: chunk.end },
+          },
+          nowIso(deps),
+        );
+        chunk = { text: "", start: 0, end: 0, index: chunk.index + 1 };
+      };
+      const take = async (utterances: Utterance[]) => {
+        for (const u of utterances) {
+          for (const name of speakersOf(u.speaker)) if (!speakers.has(name.toLowerCase())) speakers.set(name.toLowerCase(), name);
+          addUtterance(cast, u);
+          batch.push({ position: position++, speaker_label: u.speaker, text: u.text, start_s: u.start, end_s: u.end });
+          chars += u.text.length;
+          tokens += estimateTokens(u.text);
+          if (!chunk.text) chunk.start = u.start;
+          chunk.text += `${chunk.text ? "\n" : ""}${u.speaker}: ${u.text}`;
+          chunk.end = u.end;
+          if (chunk.text.length >= CHUNK_CHARS) await flushChunk();
+        }
+        if (batch.length >= BATCH) {
+          await tx.transcripts.append(sessionId, batch);
+          batch = [];
+        }
+      };
+      for await (const piece of source.pieces) {
+        if (!parser) {
+          format = sniffFormat(source.contentType, piece.slice(0, 200));
+          parser = parserFor(format);
+        }
+        await take(parser.push(piece));
+      }
+      parser ??= parserFor((format = sniffFormat(source.contentType, "")));
+      await take(parser.end());
+      if (batch.length) await tx.transcripts.append(sessionId, batch);
+      await flushChunk();
+
+      const labels = [...speakers.values()];
+      const campaignSpeakers = await tx.speakers.list(session.campaign_id);
+      const known = new Set(campaignSpeakers.map((s) => s.name.toLowerCase()));
+      for (const label of labels) {
+        if (known.has(label.toLowerCase())) continue;
+        await tx.speakers.insert({ id: deps.ids.next(), campaign_id: session.campaign_id, name: normalizeAlias(label), handle: null, user_id: null, roles: [], created_at: nowIso(deps) });
+      }
+      const gm = campaignSpeakers.filter((s) => s.roles.includes("gm")).map((s) => s.name);
+      const previous = await tx.transcripts.get(sessionId);
+      const at = nowIso(deps);
+      await tx.transcripts.put({
+        session_id: sessionId,
+        campaign_id: session.campaign_id,
+        version: (previous?.version ?? 0) + 1,
+        source_type: format!,
+        speakers: labels,
+        utterance_count: position,
+        char_count: chars,
+        tokens,
+        created_at: at,
+      });
+      const existing = await tx.castAnalyses.get(sessionId);
+      await tx.castAnalyses.put({
+        id: existing?.id ?? deps.ids.next(),
+        session_id: sessionId,
+        campaign_id: session.campaign_id,
+        body: finishCastAnalysis(cast, gm.length ? gm : ["GM", "DM", "MATT"]) as unknown as Record<string, unknown>,
+        source: "computed",
+        pdf_saved_at: null,
+        pdf_page_count: null,
+        created_at: existing?.created_at ?? at,
+        updated_at: existing ? at : null,
+      });
+      return ok({ utterance_count: position, speakers: labels });
+    });
+  } catch (error) {
+    if (error instanceof TranscriptError) return fail("invalid", error.message, [{ type: "transcript_invalid", loc: ["body"], msg: error.message, input: null }]);
+    throw error;
+  }
+}
+
+async function clearTranscriptChunks(tx: Repositories, sessionId: string) {
+  await tx.search.removeByFacet("transcript", "session_id", sessionId);
+}
+
+export interface TranscriptView {
+  version: number;
+  created_at: string;
+  metadata: {
+    session_id: string;
+    session_type: string;
+    campaign_id: string;
+    world_title: string;
+    world_language: string;
+    session_date: string;
+    speakers: string[];
+    speaker_count: number;
+    source_type: string;
+    created_at: string;
+  };
+  utterances: { speaker_label: string; transcript: string; start: number; end: number; said_at: string }[];
+  text: string;
+  stats: { char_count: number; tokens: number; utterance_count: number };
+}
+
+async function transcriptFor(deps: Deps, caller: Caller, sessionId: string): Promise<Result<{ session: Session; record: TranscriptRecord; campaign: { title: string; language: string } }>> {
+  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+  if (!found.ok) return found;
+  const record = await deps.records.transcripts.get(sessionId);
+  if (!record) return fail("not_found", "Transcript not found for this session");
+  return ok({ session: found.value.record, record, campaign: found.value.access.campaign });
+}
+
+async function* allUtterances(repos: Repositories, sessionId: string): AsyncGenerator<StoredUtterance> {
+  for (let from = 0; ; ) {
+    const page = await repos.transcripts.utterances(sessionId, from, 2000);
+    yield* page;
+    if (page.length < 2000) return;
+    from = page[page.length - 1]!.position + 1;
+  }
+}
+
+export async function getTranscript(deps: Deps, caller: Caller, sessionId: string): Promise<Result<TranscriptView>> {
+  const found = await transcriptFor(deps, caller, sessionId);
+  if (!found.ok) return found;
+  const { session, record, campaign } = found.value;
+  const base = Date.parse(session.session_date);
+  const utterances: TranscriptView["utterances"] = [];
+  const lines: string[] = [];
+  for await (const u of allUtterances(deps.records, sessionId)) {
+    utterances.push({ speaker_label: u.speaker_label, transcript: u.text, start: u.start_s, end: u.end_s, said_at: new Date(base + u.start_s * 1000).toISOString() });
+    lines.push(`${u.speaker_label}: ${u.text}`);
+  }
+  return ok({
+    version: record.version,
+    created_at: record.created_at,
+    metadata: {
+      session_id: session.id,
+      session_type: session.type,
+      campaign_id: session.campaign_id,
+      world_title: campaign.title,
+      world_language: campaign.language,
+      session_date: session.session_date,
+      speakers: record.speakers,
+      speaker_count: record.speakers.length,
+      source_type: record.source_type,
+      created_at: record.created_at,
+    },
+    utterances,
+    text: lines.join("\n"),
+    stats: { char_count: record.char_count, tokens: record.tokens, utterance_count: record.utterance_count },
+  });
+}
+
+const clock = (seconds: number) => {
+  const s = Math.max(0, Math.floor(seconds));
+  return [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60].map((n) => String(n).padStart(2, "0")).join(":");
+};
+
+export async function getTranscriptMarkdown(deps: Deps, caller: Caller, sessionId: string): Promise<Result<string>> {
+  const found = await transcriptFor(deps, caller, sessionId);
+  if (!found.ok) return found;
+  const { session, record, campaign } = found.value;
+  const parts = [
+    `# Transcript: ${session.title}`,
+    "",
+    `- Session: ${session.id}`,
+    `- Campaign: ${campaign.title}`,
+    `- Session date: ${session.session_date}`,
+    `- Session type: ${session.type}`,
+    `- Speakers: ${record.speakers.join(", ")}`,
+    `- Speaker count: ${record.speakers.length}`,
+    "",
+    "## Statistics",
+    "",
+    `- Utterances: ${record.utterance_count}`,
+    `- Characters: ${record.char_count}`,
+    `- Tokens: ${record.tokens}`,
+    "",
+    "## Transcript",
+    "",
+  ];
+  for await (const u of allUtterances(deps.records, sessionId)) parts.push(`**[${clock(u.start_s)}] ${u.speaker_label}:** ${u.text}`, "");
+  return ok(parts.join("\n"));
+}
+
+// Cast analyses and handouts ----------------------------------------------------------------------------
+
+export type ArtifactView = Omit<SessionArtifact<unknown>, "body" | "pdf_saved_at" | "pdf_page_count" | "source" | "campaign_id"> & {
+  analysis: Record<string, unknown>;
+  pdfSavedAt: string | null;
+  pdfPageCount: number | null;
+};
+
+export async function getCastAnalysis(deps: Deps, caller: Caller, sessionId: string): Promise<Result<ArtifactView>> {
+  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+  if (!found.ok) return found;
+  const artifact = await deps.records.castAnalyses.get(sessionId);
+  if (!artifact) return fail("not_found", "Cast analysis not found for this session");
+  return ok({
+    id: artifact.id,
+    session_id: artifact.session_id,
+    analysis: artifact.body,
+    created_at: artifact.created_at,
+    updated_at: artifact.updated_at,
+    pdfSavedAt: artifact.pdf_saved_at,
+    pdfPageCount: artifact.pdf_page_count,
+  });
+}
+
+export async function putCastAnalysis(deps: Deps, caller: Caller, sessionId: string, analysis: Record<string, unknown>): Promise<Result<ArtifactView>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const session = await deps.records.sessions.get(sessionId);
+  if (!session) return fail("not_found", SESSION_NOT_FOUND);
+  const existing = await deps.records.castAnalyses.get(sessionId);
+  const at = nowIso(deps);
+  const saved = await deps.records.castAnalyses.put({
+    id: existing?.id ?? deps.ids.next(),
+    session_id: sessionId,
+    campaign_id: session.campaign_id,
+    body: analysis,
+    source: "first-party",
+    pdf_saved_at: null,
+    pdf_page_count: null,
+    created_at: existing?.created_at ?? at,
+    updated_at: existing ? at : null,
+  });
+  return ok({ id: saved.id, session_id: sessionId, analysis: saved.body, created_at: saved.created_at, updated_at: saved.updated_at, pdfSavedAt: saved.pdf_saved_at, pdfPageCount: saved.pdf_page_count });
+}
+
+export type HandoutView = Handout & { pdfSavedAt: string | null; pdfPageCount: number | null };
+
+export async function getHandout(deps: Deps, caller: Caller, sessionId: string): Promise<Result<HandoutView>> {
+  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+  if (!found.ok) return found;
+  const artifact = await deps.records.handouts.get(sessionId);
+  if (!artifact) return fail("not_found", "Handout not found for this session");
+  return ok({ ...artifact.body, pdfSavedAt: artifact.pdf_saved_at, pdfPageCount: artifact.pdf_page_count });
+}
+
+async function saveHandout(deps: Deps, session: Session, handout: Handout, source: string): Promise<HandoutView> {
+  const existing = await deps.records.handouts.get(session.id);
+  const at = nowIso(deps);
+  const saved = await deps.records.handouts.put({
+    id: session.id,
+    session_id: session.id,
+    campaign_id: session.campaign_id,
+    body: handout,
+    source,
+    pdf_saved_at: null,
+    pdf_page_count: null,
+    created_at: existing?.created_at ?? at,
+    updated_at: existing ? at : null,
+  });
+  return { ...saved.body, pdfSavedAt: saved.pdf_saved_at, pdfPageCount: saved.pdf_page_count };
+}
+
+export async function putHandout(deps: Deps, caller: Caller, sessionId: string, handout: Handout): Promise<Result<HandoutView>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const session = await deps.records.sessions.get(sessionId);
+  if (!session) return fail("not_found", SESSION_NOT_FOUND);
+  return ok(await saveHandout(deps, session, handout, "first-party"));
+}
+
+/** Writes a handout from the session's transcript and the campaign's records through the handout writer. */
+export async function generateHandout(deps: Deps, caller: Caller, sessionId: string): Promise<Result<HandoutView>> {
+  const allowed = requireFirstParty(caller);
+  if (!allowed.ok) return allowed;
+  const session = await deps.records.sessions.get(sessionId);
+  if (!session) return fail("not_found", SESSION_NOT_FOUND);
+  const utterances: StoredUtterance[] = [];
+  for await (const u of allUtterances(deps.records, sessionId)) utterances.push(u);
+  const speakers = await deps.records.speakers.list(session.campaign_id);
+  const characters = await deps.records.characters.list(session.campaign_id, { approvedOnly: false }, { page: 1, size: 100 });
+  const entities = await Promise.all((["faction", "location", "item"] as const).map((kind) => deps.records.entities.list(session.campaign_id, kind, {}, { page: 1, size: 100 })));
+  const speakerName = new Map(speakers.map((s) => [s.id, s.name]));
+  const handout = await deps.writer.write({
+    session: { title: session.title, summary: session.summary, session_date: session.session_date },
+    utterances,
+    beats: await deps.records.beats.allBySession(sessionId),
+    moments: (await deps.records.moments.list({ sessionId }, { page: 1, size: 100 })).rows,
+    characters: characters.rows.map((c) => ({ name: c.character_name, aliases: c.character_aliases, description: c.description, speaker: c.speaker_id ? (speakerName.get(c.speaker_id) ?? null) : null })),
+    entities: entities.flatMap((listing) => listing.rows.map((e) => ({ kind: e.kind, name: e.name, aliases: e.aliases, description: e.description }))),
+    gmSpeakers: speakers.filter((s) => s.roles.includes("gm")).map((s) => s.name).concat(["GM", "DM", "MATT"]),
+  });
+  return ok(await saveHandout(deps, session, handout, deps.writer.name));
+}
