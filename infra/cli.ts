@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import { invoke, type Operation } from "../adapters/operations/operation.ts";
 import { STATUS_OF, bodyOf } from "../adapters/http/failures.ts";
+import { textPieces } from "../adapters/http/app.ts";
 import type { Caller } from "../domain/identity.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildDeps, loggerFor, openDatabase } from "./container.ts";
@@ -16,7 +17,9 @@ interface Command {
   options: Record<string, { type: "string"; multiple?: boolean }>;
   required: string[];
   positional?: string;
-  inputs(values: Record<string, any>): { path?: Record<string, unknown>; body?: Record<string, unknown> };
+  inputs(values: Record<string, any>): { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
+  /** A file whose bytes are the request body (transcript import). */
+  file?(values: Record<string, any>): string;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -71,7 +74,42 @@ const COMMANDS: Record<string, Command> = {
     required: ["campaign", "user"],
     inputs: (v) => ({ path: { campaign_id: v.campaign, user_id: v.user } }),
   },
+  "sessions create": {
+    usage: "sessions create --campaign CAMPAIGN_ID --title TITLE --date ISO_DATE [--type chatVoice|audioUpload|playByPost|txtUpload|rawNotes|other] [--summary TEXT]",
+    operation: "internalCreateSession",
+    options: { campaign: { type: "string" }, title: { type: "string" }, date: { type: "string" }, type: { type: "string" }, summary: { type: "string" } },
+    required: ["campaign", "title", "date"],
+    inputs: (v) => ({ body: { campaign_id: v.campaign, title: v.title, session_date: v.date, type: v.type ?? "other", ...(v.summary ? { summary: v.summary } : {}) } }),
+  },
+  "sessions delete": {
+    usage: "sessions delete SESSION_ID",
+    operation: "internalDeleteSession",
+    options: {},
+    required: ["session_id"],
+    positional: "session_id",
+    inputs: (v) => ({ path: { session_id: v.session_id } }),
+  },
+  "transcripts import": {
+    usage: "transcripts import --session SESSION_ID --file PATH [--format plain|vtt|srt|crd3]",
+    operation: "internalImportTranscript",
+    options: { session: { type: "string" }, file: { type: "string" }, format: { type: "string" } },
+    required: ["session", "file"],
+    inputs: (v) => ({ path: { session_id: v.session }, query: v.format ? { format: v.format } : {} }),
+    file: (v) => v.file,
+  },
+  "handouts generate": {
+    usage: "handouts generate --session SESSION_ID",
+    operation: "internalGenerateHandout",
+    options: { session: { type: "string" } },
+    required: ["session"],
+    inputs: (v) => ({ path: { session_id: v.session } }),
+  },
 };
+
+const contentTypeOf = (path: string) =>
+  path.endsWith(".json") ? "application/json" : path.endsWith(".vtt") ? "text/vtt" : path.endsWith(".srt") ? "application/x-subrip" : "text/plain";
+
+const filePieces = (path: string) => textPieces(Bun.file(path).stream());
 
 const HELP = `Campaign Memory Service — operator commands
 
@@ -91,24 +129,26 @@ class UsageError extends Error {}
 /** The CLI acts with first-party rights on its own machine. */
 const OPERATOR: Caller = { userId: "operator", keyId: "cli", scopes: ["product_write"], profile: "developer" };
 
-async function runDirect(config: Config, operation: Operation, inputs: ReturnType<Command["inputs"]>) {
+async function runDirect(config: Config, operation: Operation, inputs: ReturnType<Command["inputs"]>, file?: string) {
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
     const deps = buildDeps(database.db, log);
-    return await invoke(operation, { deps, info: serviceInfo(config) }, OPERATOR, inputs);
+    const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
+    return await invoke(operation, { deps, info: serviceInfo(config), stream }, OPERATOR, inputs);
   } finally {
     await database.close();
   }
 }
 
-async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>) {
+async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>, file?: string) {
   let path = operation.http!.path;
   for (const [name, value] of Object.entries(inputs.path ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
-  const response = await fetch(`${baseUrl}${path}`, {
+  const query = new URLSearchParams(Object.entries(inputs.query ?? {}).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${baseUrl}${path}${query.size ? `?${query}` : ""}`, {
     method: operation.http!.method,
-    headers: { "x-api-key": adminKey, "content-type": "application/json" },
-    body: inputs.body ? JSON.stringify(inputs.body) : undefined,
+    headers: { "x-api-key": adminKey, "content-type": file ? contentTypeOf(file) : "application/json" },
+    body: file ? Bun.file(file) : inputs.body ? JSON.stringify(inputs.body) : undefined,
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
@@ -136,6 +176,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
   if (missing.length) throw new UsageError(`missing ${missing.map((m) => (m === command.positional ? m.toUpperCase() : `--${m}`)).join(", ")}; usage: bun run cms ${command.usage}`);
   const operation = OPERATIONS.find((op) => op.id === command.operation)!;
   const inputs = command.inputs(given);
+  const file = command.file?.(given);
+  if (file && !(await Bun.file(file).exists())) throw new UsageError(`no such file: ${file}`);
 
   let status: number;
   let body: unknown;
@@ -145,9 +187,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       throw new UsageError(
         `the server (process ${holder.pid}) holds ${config.dataDir}; set CMS_ADMIN_KEY to the server's admin key so the CLI can send the command to it, or stop the server first`,
       );
-    ({ status, body } = await runRemote(`http://127.0.0.1:${holder.port ?? config.port}`, config.adminKey, operation, inputs));
+    ({ status, body } = await runRemote(`http://127.0.0.1:${holder.port ?? config.port}`, config.adminKey, operation, inputs, file));
   } else {
-    const result = await runDirect(config, operation, inputs);
+    const result = await runDirect(config, operation, inputs, file);
     status = result.ok ? operation.http!.status : STATUS_OF[result.error.failure];
     body = result.ok ? result.value : bodyOf(result.error);
   }

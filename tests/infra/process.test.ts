@@ -116,6 +116,40 @@ describe("operator CLI", () => {
     }
   });
 
+  test("sessions and transcripts: through the running server, and directly on a stopped database", async () => {
+    const dataDir = tempDir();
+    const server = await startServer({}, { keepDataDir: dataDir });
+    let campaignId: string;
+    let sessionId: string;
+    const crd3 = join(PROJECT_ROOT, "tests", "fixtures", "crd3", "C1E001.json");
+    try {
+      const env = { DATA_DIR: dataDir, CMS_ADMIN_KEY: server.adminKey };
+      const user = JSON.parse(cli(["users", "create", "--name", "Matt", "--email", "matt@example.test"], env).stdout);
+      const key = JSON.parse(cli(["keys", "issue", "--user", user.id], env).stdout).key;
+      campaignId = (await client(server.url, key).post("/v1/campaigns", { title: "CLI" })).body.id;
+      const created = cli(["sessions", "create", "--campaign", campaignId, "--title", "Episode 1", "--date", "2015-03-12T19:00:00Z", "--type", "chatVoice"], env);
+      expect(created.code).toBe(0);
+      sessionId = JSON.parse(created.stdout).id;
+      const imported = cli(["transcripts", "import", "--session", sessionId, "--file", crd3], env);
+      expect(imported.code).toBe(0);
+      expect(JSON.parse(imported.stdout).utterance_count).toBeGreaterThan(1000);
+      expect((await client(server.url, key).get(`/v1/sessions/${sessionId}/transcript`)).body.metadata.source_type).toBe("crd3");
+      expect(cli(["transcripts", "import", "--session", sessionId, "--file", "/nope.txt"], env).stderr).toContain("no such file");
+    } finally {
+      await server.stop();
+    }
+    // Server stopped: the CLI opens the embedded database itself.
+    const plain = join(dataDir, "plain.txt");
+    await Bun.write(plain, "Matt: Roll initiative.\nSam: Twenty!\n");
+    const direct = cli(["transcripts", "import", "--session", sessionId!, "--file", plain], { DATA_DIR: dataDir });
+    expect(direct.code).toBe(0);
+    expect(JSON.parse(direct.stdout)).toEqual({ utterance_count: 2, speakers: ["Matt", "Sam"] });
+    const handout = cli(["handouts", "generate", "--session", sessionId!], { DATA_DIR: dataDir });
+    expect(handout.code).toBe(0);
+    expect(JSON.parse(handout.stdout).summary).toBeString();
+    expect(cli(["sessions", "delete", sessionId!], { DATA_DIR: dataDir }).code).toBe(0);
+  });
+
   test("usage errors are one clear line", () => {
     const dataDir = tempDir();
     const missing = cli(["users", "create", "--name", "X"], { DATA_DIR: dataDir });
