@@ -19,7 +19,7 @@ export function toolsOf(operations: readonly Operation[]): Tool[] {
     .filter((operation) => operation.mcp && !operation.internal)
     .map((operation) => {
       const mcp = operation.mcp!;
-      const output = operation.output ? plainSchema(operation.output) : undefined;
+      const output = operation.output && mcp.structuredOutput !== false ? plainSchema(operation.output) : undefined;
       return {
         name: mcp.name,
         title: mcp.title,

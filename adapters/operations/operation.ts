@@ -60,6 +60,8 @@ export interface McpBinding {
   readOnly: boolean;
   destructive?: boolean;
   idempotent?: boolean;
+  /** False when the answer is not always the output schema's object (e.g. markdown on request). */
+  structuredOutput?: boolean;
 }
 
 export interface Operation {

@@ -59,7 +59,7 @@ const sessionOperations: Operation[] = [
     auth: "user",
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/sessions/{session_id}/transcript", status: 200 },
-    mcp: { name: "get_session_transcript", title: "Get a session transcript", readOnly: true },
+    mcp: { name: "get_session_transcript", title: "Get a session transcript", readOnly: true, structuredOutput: false },
     input: { path: S.SessionIdPath, query: S.TranscriptQuery },
     output: S.Transcript,
     run: async ({ deps, caller }, { path, query }) => {
