@@ -45,7 +45,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
 
 /** `dataDir` null keeps the database in memory (tests). */
 export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
-  const db = await PGlite.create(dataDir ?? undefined, { extensions: { pg_trgm } });
+  // A small cache: the embedded database is for one machine, and WebAssembly memory never shrinks.
+  const db = await PGlite.create(dataDir ?? undefined, { extensions: { pg_trgm }, postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"] });
   type PgliteRunner = Pick<PGlite, "query" | "exec">;
   const executorOf = (runner: PgliteRunner): SqlExecutor => ({
     query: async <T>(text: string, params: readonly unknown[] = []) =>
