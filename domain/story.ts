@@ -61,12 +61,13 @@ export const KEY_MOMENT_CATEGORY = "key-moment";
 /** PATCH merges metadata keys; a key set to null is removed. */
 export function mergeMetadata(current: Record<string, unknown> | null, patch: Record<string, unknown> | null): Record<string, unknown> | null {
   if (patch === null) return null;
-  const merged: Record<string, unknown> = { ...(current ?? {}) };
+  // A Map and Object.fromEntries keep keys such as "__proto__" as plain data, never as a prototype.
+  const merged = new Map(Object.entries(current ?? {}));
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
+    if (value === null) merged.delete(key);
+    else merged.set(key, value);
   }
-  return merged;
+  return Object.fromEntries(merged);
 }
 
 /** Categories: trimmed, lower-cased, no blanks, no repeats, first order kept. */

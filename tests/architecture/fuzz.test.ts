@@ -20,6 +20,14 @@ beforeAll(async () => {
   ids.character_id = (await json(await service.request("POST", "/v1/characters", { key, body: { campaign_id: ids.campaign_id, character_name: "Target" } }))).id;
   for (const kind of ["faction", "location", "item"])
     ids[`${kind}_id`] = (await json(await service.request("POST", `/v1/${kind}s`, { key, body: { campaign_id: ids.campaign_id, name: `A ${kind}` } }))).id;
+  const admin = (method: string, path: string, body?: unknown) => service.request(method, path, { key: service.adminKey, body });
+  ids.session_id = (await json(await admin("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }))).id;
+  ids.beat_id = (await json(await service.request("POST", "/v1/beats", { key, body: { campaign_id: ids.campaign_id, label: "B", type: "major" } }))).id;
+  ids.moment_id = (await json(await service.request("POST", "/v1/moments", { key, body: { campaign_id: ids.campaign_id, label: "M" } }))).id;
+  ids.award_id = (await json(await service.request("POST", "/v1/hero-awards", { key, body: { session_id: ids.session_id, title: "T", description: "D" } }))).id;
+  ids.quote_id = (await json(await service.request("POST", "/v1/quotes", { key, body: { session_id: ids.session_id, text: "Q" } }))).id;
+  ids.spotlight_id = (await json(await service.request("POST", "/v1/spotlights", { key, body: { session_id: ids.session_id, title: "S" } }))).id;
+  ids.quest_id = (await json(await service.request("POST", "/v1/quests", { key, body: { campaign_id: ids.campaign_id, quest_name: "Q" } }))).id;
   ids.link_id = (await json(await service.request("POST", `/v1/campaigns/${ids.campaign_id}/links`, { key, body: { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" } }))).id;
 });
 afterAll(() => service?.close());
@@ -35,7 +43,7 @@ for (const op of OPERATIONS) {
       anyJson,
       // Right field names with arbitrary values reach the deeper checks.
       fc.dictionary(fc.constantFrom(...fields), anyJson, { maxKeys: fields.length }),
-      fc.dictionary(fc.constantFrom(...fields), fc.constantFrom(ids.campaign_id, ids.character_id, "", "  ", null, -1, "https://x.io/a.png", "http://x.io", "Character", "a".repeat(300), "nul\u0000inside", ["a", "\u0000"]), { maxKeys: fields.length }),
+      fc.dictionary(fc.constantFrom(...fields), fc.constantFrom(ids.campaign_id, ids.character_id, ids.session_id, ids.beat_id, "", "  ", null, -1, "https://x.io/a.png", "http://x.io", "Character", "a".repeat(300), "nul\u0000inside", ["a", "\u0000"]), { maxKeys: fields.length }),
     );
     const key_ = op.auth === "first_party" ? service.adminKey : key;
     await fc.assert(
