@@ -3,9 +3,25 @@ import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import type { Session, SessionType } from "../domain/sessions.ts";
 import { stripWikilinks } from "../domain/wikilinks.ts";
+import type { Repositories } from "../ports/records.ts";
 import { campaignNotFound, requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+
+/** The session's search document: title over summary and notes. */
+export async function indexSession(tx: Repositories, deps: Pick<Deps, "clock">, session: Session) {
+  await tx.search.upsert(
+    {
+      campaign_id: session.campaign_id,
+      doc_type: "sessions",
+      doc_id: session.id,
+      title: session.title,
+      body: [stripWikilinks(session.summary ?? ""), session.notes ?? ""].filter(Boolean).join("\n"),
+      facets: { type: session.type, session_date: session.session_date },
+    },
+    nowIso(deps),
+  );
+}
 
 export interface SessionDraft {
   campaign_id: string;
@@ -41,17 +57,7 @@ export async function createSession(deps: Deps, caller: Caller, draft: SessionDr
   await deps.records.withTransaction(async (tx) => {
     await tx.sessions.insert(session);
     await syncWikilinks(tx, deps, { campaignId: session.campaign_id, type: "GameSession", id: session.id }, session.summary);
-    await tx.search.upsert(
-      {
-        campaign_id: session.campaign_id,
-        doc_type: "sessions",
-        doc_id: session.id,
-        title: session.title,
-        body: [stripWikilinks(session.summary ?? ""), session.notes ?? ""].filter(Boolean).join("\n"),
-        facets: { type: session.type, session_date: session.session_date },
-      },
-      session.created_at,
-    );
+    await indexSession(tx, deps, session);
   });
   return ok(session);
 }

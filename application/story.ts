@@ -13,6 +13,7 @@ import type { Repositories, SessionArtifact, StoredUtterance, TranscriptRecord }
 import { campaignAccess, recordAccess, requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+import { indexSession } from "./sessions.ts";
 
 const SESSION_NOT_FOUND = "Session not found";
 
@@ -70,20 +71,6 @@ export async function patchSession(deps: Deps, caller: Caller, sessionId: string
     await indexSession(tx, deps, next);
     return ok(view(next, await tx.sessions.numberOf(next), false));
   });
-}
-
-export async function indexSession(tx: Repositories, deps: Deps, session: Session) {
-  await tx.search.upsert(
-    {
-      campaign_id: session.campaign_id,
-      doc_type: "sessions",
-      doc_id: session.id,
-      title: session.title,
-      body: [stripWikilinks(session.summary ?? ""), session.notes ?? ""].filter(Boolean).join("\n"),
-      facets: { type: session.type, session_date: session.session_date },
-    },
-    nowIso(deps),
-  );
 }
 
 // Transcripts --------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ export const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? v
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 /** Runs a paged query that counts with a window function; asks again only for a page past the end. */
-async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
+export async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
   const limitAt = params.length + 1;
   const rows = await db.query(
     `select ${select}, count(*) over ()::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,

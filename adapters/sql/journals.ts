@@ -3,9 +3,8 @@ import type { JournalStatus, PermissionLevel } from "../../domain/journals.ts";
 import type { QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { Session, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { FolderRepository, JournalEntry, JournalFolder, JournalRepository, Quest, QuestRepository, SessionRepository } from "../../ports/records.ts";
-import { iso, isoOrNull, json, jsonArray, likePattern, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, json, jsonArray, likePattern, paged, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
-import { offsetOf } from "../../domain/pagination.ts";
 
 const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === UNIQUE_VIOLATION;
@@ -55,12 +54,7 @@ export function sessions(db: SqlExecutor): SessionRepository {
       if (filters.publicOnly) where.push(`public`);
       const filter = where.length ? `where ${where.join(" and ")}` : "";
       const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s ${filter}`;
-      const rows = await db.query(
-        `select *, count(*) over ()::int as total_count from ${numbered} order by session_date desc, created_at desc, id desc limit $${params.length + 1} offset $${params.length + 2}`,
-        [...params, page.size, offsetOf(page)],
-      );
-      let total = rows.length ? Number(rows[0]!.total_count) : 0;
-      if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n from ${numbered}`, params))[0]!.n);
+      const { rows, total } = await paged(db, "*", `from ${numbered}`, `session_date desc, created_at desc, id desc`, params, page);
       return { rows: rows.map((row) => ({ ...toSession(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {
@@ -173,13 +167,7 @@ export function quests(db: SqlExecutor): QuestRepository {
         params.push(likePattern(filters.search));
         where.push(`search_text ilike $${params.length}`);
       }
-      const from = `from quests where ${where.join(" and ")}`;
-      const rows = await db.query(
-        `select *, count(*) over ()::int as total_count ${from} order by order_index, created_at, id limit $${params.length + 1} offset $${params.length + 2}`,
-        [...params, page.size, offsetOf(page)],
-      );
-      let total = rows.length ? Number(rows[0]!.total_count) : 0;
-      if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
+      const { rows, total } = await paged(db, "*", `from quests where ${where.join(" and ")}`, `order_index, created_at, id`, params, page);
       return { rows: rows.map(toQuest), total };
     },
     async nextOrderIndex(campaignId) {
@@ -275,14 +263,8 @@ export function journals(db: SqlExecutor): JournalRepository {
         params.push(filters.folderId);
         where.push(`e.folder_id = $${params.length}`);
       }
-      const from = `from journal_entries e where ${where.join(" and ")}`;
-      const rows = await db.query(
-        `select e.*, count(*) over ()::int as total_count ${from} order by e.is_pinned desc, coalesce(e.updated_at, e.created_at) desc, e.id desc
-         limit $${params.length + 1} offset $${params.length + 2}`,
-        [...params, page.size, offsetOf(page)],
-      );
-      let total = rows.length ? Number(rows[0]!.total_count) : 0;
-      if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
+      const order = `e.is_pinned desc, coalesce(e.updated_at, e.created_at) desc, e.id desc`;
+      const { rows, total } = await paged(db, "e.*", `from journal_entries e where ${where.join(" and ")}`, order, params, page);
       return { rows: rows.map(toEntry), total };
     },
     async delete(id) {

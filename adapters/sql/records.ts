@@ -2,7 +2,6 @@
 import type { Campaign, CampaignChanges, CharacterArcSettings } from "../../domain/campaign.ts";
 import { emptyCounts, STAT_KINDS } from "../../domain/campaign.ts";
 import type { User, UserRole } from "../../domain/identity.ts";
-import { offsetOf } from "../../domain/pagination.ts";
 import type {
   ApiKeyRecord,
   ApiKeyRepository,
@@ -17,7 +16,7 @@ import type {
   SpeakerRepository,
   UserRepository,
 } from "../../ports/records.ts";
-import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
+import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, paged, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
 import { folders, journals, quests, sessions } from "./journals.ts";
 import { beats, castAnalyses, handouts, moments, recaps, transcripts } from "./story.ts";
@@ -198,18 +197,7 @@ function campaigns(db: SqlExecutor): CampaignRepository {
         params.push(likePattern(filters.search));
         where.push(`(c.title ilike $${params.length} or c.description ilike $${params.length})`);
       }
-      const filter = where.join(" and ");
-      params.push(page.size, offsetOf(page));
-      const rows = await db.query(
-        `select ${CAMPAIGN_COLUMNS}, count(*) over ()::int as total_count from campaigns c where ${filter}
-         order by c.created_at desc, c.id desc limit $${params.length - 1} offset $${params.length}`,
-        params,
-      );
-      let total = rows.length ? Number(rows[0]!.total_count) : 0;
-      if (!rows.length && page.page > 1) {
-        const [count] = await db.query(`select count(*)::int as n from campaigns c where ${filter}`, params.slice(0, -2));
-        total = Number(count!.n);
-      }
+      const { rows, total } = await paged(db, CAMPAIGN_COLUMNS, `from campaigns c where ${where.join(" and ")}`, `c.created_at desc, c.id desc`, params, page);
       return { rows: rows.map(toCampaign), total };
     },
     async update(id, changes: CampaignChanges, updatedAt) {

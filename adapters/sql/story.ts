@@ -1,33 +1,22 @@
 // Record ports for transcripts, artifacts, beats, moments and recap cards on SQL.
 import type { Beat, BeatType, Handout, Moment } from "../../domain/story.ts";
-import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
 import type {
   ArtifactRepository,
   BeatRepository,
   HeroAward,
-  Listing,
   MomentRepository,
   RecapEntry,
   RecapRepository,
   SessionArtifact,
   TranscriptRepository,
 } from "../../ports/records.ts";
-import { iso, isoOrNull, json, jsonArray, likePattern, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, json, jsonArray, likePattern, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
 const num = (value: unknown) => Number(value);
+const paged = (db: SqlExecutor, from: string, order: string, params: unknown[], page: PageRequest) => pagedSelect(db, "*", from, order, params, page);
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : json(value));
-
-async function paged(db: SqlExecutor, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
-  const rows = await db.query(`select *, count(*) over ()::int as total_count ${from} order by ${order} limit $${params.length + 1} offset $${params.length + 2}`, [
-    ...params,
-    page.size,
-    offsetOf(page),
-  ]);
-  let total = rows.length ? Number(rows[0]!.total_count) : 0;
-  if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
-  return { rows, total };
-}
 
 export function transcripts(db: SqlExecutor): TranscriptRepository {
   return {
