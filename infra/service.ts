@@ -39,6 +39,8 @@ export async function startService(config: Config): Promise<RunningService> {
     app.listen({ port: config.port, hostname: config.host });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
     log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });
+    if (!config.adminKey && (await deps.records.users.count()) === 0)
+      log.info("no users yet: stop the server and run `npx bun run cms users create --name NAME --email EMAIL`, then `npx bun run cms keys issue --user USER_ID`; or restart with CMS_ADMIN_KEY set and use the /internal/v1 routes");
     return {
       url,
       deps,

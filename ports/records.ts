@@ -26,6 +26,7 @@ export interface UserRepository {
   insert(user: NewUser): Promise<User | null>;
   get(id: string): Promise<User | null>;
   findByEmail(email: string): Promise<User | null>;
+  count(): Promise<number>;
 }
 
 export interface ApiKeyRecord {

@@ -100,6 +100,9 @@ function users(db: SqlExecutor): UserRepository {
       const [row] = await db.query(`select * from users where email = $1`, [email]);
       return row ? toUser(row) : null;
     },
+    async count() {
+      return Number((await db.query(`select count(*)::int as n from users`))[0]!.n);
+    },
   };
 }
 
