@@ -10,18 +10,29 @@
 //   BENCH_DURATION=10          measured seconds per scenario
 //   BENCH_WARMUP=2             warm-up seconds before each measurement (same connections, discarded)
 //   BENCH_CONNECTIONS=16,64    connection counts
-//   BENCH_POOL_SIZE=10         DATABASE_POOL_SIZE of the service and POOL_SIZE of the one-query ceiling
+//   BENCH_REPEAT=3             rounds; each round runs every scenario once, in turn; the median is kept
+//   BENCH_POOL_SIZE=5          DATABASE_POOL_SIZE of the service and POOL_SIZE of the one-query ceiling
+//                              (5 was the best of 5/10/20/40 on this 2-core machine; see docs/benchmarks.md)
 //   BENCH_LOG_LEVEL=warn       LOG_LEVEL of the service in the main scenarios
 //   BENCH_CAMPAIGNS=50         campaigns created for the list, besides the one that is read
 //   BENCH_BACKENDS=pglite,postgres
 //   BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test   server on which cms_bench_* is created
-//   BENCH_EXPLORE=             e.g. "5,20,40": extra PostgreSQL runs of GET /v1/campaigns/{id} at the
-//                              highest connection count: the service at these pool sizes, the service
-//                              with LOG_LEVEL=silent, and the one-query ceiling at these pool sizes
+//   BENCH_EXPLORE=             e.g. "5,10,20,40": extra PostgreSQL runs of GET /v1/campaigns/{id} at the
+//                              highest connection count, each round: the service and the one-query
+//                              ceiling at these pool sizes, the service with LOG_LEVEL=silent, and
+//                              bench/variant-two-queries.ts (the service's two statements, no framework)
+//   BENCH_SOAK=                e.g. "6": ageing check on PostgreSQL: a fresh service and a fresh one-query
+//                              ceiling, GET /v1/campaigns/{id} at the highest connection count, this many
+//                              runs each, alternating; then one run of another fresh service
 //   BENCH_PROFILE=             "1": one extra run of the service (PostgreSQL) under `bun --cpu-prof-md`,
 //                              profile written to bench/results/profile/
-//   BENCH_TIME_LIMIT=1800      seconds after which everything is stopped and the run fails
+//   BENCH_QUIET_WAIT=180       before each run, wait up to this many seconds for other processes on the
+//                              machine to go quiet (< 0.05 core for 2 s)
+//   BENCH_ATTEMPTS=3           a run during which other processes used > 0.1 core is repeated, up to
+//                              this many runs in all; the last is kept and flagged "disturbed"
+//   BENCH_TIME_LIMIT=3600      seconds after which everything is stopped and the run fails
 import { spawnSync, type Subprocess } from "bun";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,14 +66,18 @@ const SETTINGS = {
   duration: intEnv("BENCH_DURATION", 10, 1, 120),
   warmup: intEnv("BENCH_WARMUP", 2, 0, 60),
   connections: intList("BENCH_CONNECTIONS", "16,64", 1, 1024),
-  poolSize: intEnv("BENCH_POOL_SIZE", 10, 1, 90),
+  poolSize: intEnv("BENCH_POOL_SIZE", 5, 1, 90),
   logLevel: env("BENCH_LOG_LEVEL", "warn"),
   campaigns: intEnv("BENCH_CAMPAIGNS", 50, 0, 1000),
   backends: env("BENCH_BACKENDS", "pglite,postgres").split(",").map((s) => s.trim()).filter(Boolean),
   postgresUrl: env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test"),
   explore: intList("BENCH_EXPLORE", "", 1, 90),
   profile: env("BENCH_PROFILE", "") === "1",
-  timeLimit: intEnv("BENCH_TIME_LIMIT", 1800, 30, 7200),
+  timeLimit: intEnv("BENCH_TIME_LIMIT", 3600, 30, 7200),
+  quietWait: intEnv("BENCH_QUIET_WAIT", 180, 0, 1800),
+  attempts: intEnv("BENCH_ATTEMPTS", 3, 1, 10),
+  repeat: intEnv("BENCH_REPEAT", 3, 1, 20),
+  soak: intEnv("BENCH_SOAK", 0, 0, 50),
 };
 const MAX_CONNECTIONS = Math.max(...SETTINGS.connections);
 for (const backend of SETTINGS.backends)
@@ -93,8 +108,13 @@ interface Child {
   name: string;
   proc: Subprocess<"ignore", "pipe", "pipe">;
   output(): string;
+  /** Set when this script stops it; an exit without it is reported as an incident. */
+  stopping: boolean;
 }
 const children = new Set<Child>();
+
+/** Child processes that ended without being asked to (killed from outside, crashed). */
+const incidents: { at: string; name: string; pid: number; exit_code: number | null; signal: string | null; output_tail: string }[] = [];
 
 async function drain(stream: ReadableStream<Uint8Array>, onText: (text: string) => void) {
   const decoder = new TextDecoder();
@@ -130,13 +150,27 @@ function spawnChild(name: string, cmd: string[], childEnv: Record<string, string
     }
   });
   void drain(proc.stderr, keep);
-  const child: Child = { name, proc, output: () => output };
+  const child: Child = { name, proc, output: () => output, stopping: false };
   children.add(child);
-  void proc.exited.then(() => children.delete(child));
+  void proc.exited.then(() => {
+    children.delete(child);
+    if (child.stopping || name === "loadgen") return;
+    const incident = {
+      at: new Date().toISOString(),
+      name,
+      pid: proc.pid,
+      exit_code: proc.exitCode,
+      signal: proc.signalCode === null ? null : String(proc.signalCode),
+      output_tail: output.slice(-2000),
+    };
+    incidents.push(incident);
+    console.log(`  !! ${name} (pid ${proc.pid}) ended unexpectedly: exit code ${proc.exitCode}, signal ${incident.signal}; last output: ${output.slice(-500).trim() || "(none)"}`);
+  });
   return child;
 }
 
 async function stopChild(child: Child) {
+  child.stopping = true;
   if (child.proc.exitCode === null && child.proc.signalCode === null) {
     child.proc.kill("SIGTERM");
     const exited = await Promise.race([child.proc.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
@@ -174,30 +208,17 @@ async function waitHealthy(child: Child, url: string) {
 
 const CLK_TCK = Number(spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
-const procTicks = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return 0;
-  }
-};
+/** The scratch database's name, so its PostgreSQL backends count as ours and others' as foreign. */
+let ourDatabase: string | null = null;
 
-/** All PostgreSQL server processes on this machine (backends included). */
-const postgresTicks = (): number => {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return total;
-};
+type CpuClass = "server" | "postgres" | "loadgen" | "own" | "foreign";
+
+interface CpuSnapshot {
+  /** pid -> class and CPU ticks (for foreign processes, including their reaped children). */
+  processes: Map<number, { cls: CpuClass; ticks: number }>;
+  machine: { busy: number; total: number };
+  at: number;
+}
 
 const machineTicks = (): { busy: number; total: number } => {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
@@ -207,20 +228,85 @@ const machineTicks = (): { busy: number; total: number } => {
   return { busy: total - idle, total };
 };
 
-interface CpuSnapshot {
-  server: number;
-  postgres: number;
-  loadgen: number;
-  machine: { busy: number; total: number };
-  at: number;
+/**
+ * Reads every process's CPU time from /proc. The measured server and the load generator are told
+ * by pid; PostgreSQL processes serving our scratch database, and PostgreSQL's own background
+ * processes, are "postgres"; this script and its other (idle) children are "own"; everything else
+ * in user space is "foreign" (another test run on the machine, say). Kernel threads are left out.
+ */
+function snapshot(serverPid: number, loadgenPid: number): CpuSnapshot {
+  const ownPids = new Set([process.pid, ...[...children].map((c) => c.proc.pid)]);
+  const processes = new Map<number, { cls: CpuClass; ticks: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    if (pid === 2 || ppid === 2) continue;
+    const own = Number(fields[11]) + Number(fields[12]);
+    const withChildren = own + Number(fields[13]) + Number(fields[14]);
+    let cls: CpuClass;
+    if (pid === serverPid) cls = "server";
+    else if (pid === loadgenPid) cls = "loadgen";
+    else if (ownPids.has(pid)) cls = "own";
+    else if (comm === "postgres") {
+      let cmdline = "";
+      try {
+        cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {}
+      const clientBackend = /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(cmdline);
+      cls = !clientBackend || (ourDatabase !== null && cmdline.includes(` ${ourDatabase} `)) ? "postgres" : "foreign";
+    } else cls = "foreign";
+    processes.set(pid, { cls, ticks: cls === "foreign" ? withChildren : own });
+  }
+  return { processes, machine: machineTicks(), at: performance.now() };
 }
-const snapshot = (serverPid: number, loadgenPid: number): CpuSnapshot => ({
-  server: procTicks(serverPid),
-  postgres: postgresTicks(),
-  loadgen: procTicks(loadgenPid),
-  machine: machineTicks(),
-  at: performance.now(),
-});
+
+/** CPU ticks used between two snapshots, by class; a process born in between counts from zero. */
+function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): Record<CpuClass, number> {
+  const used: Record<CpuClass, number> = { server: 0, postgres: 0, loadgen: 0, own: 0, foreign: 0 };
+  for (const [pid, now] of b.processes) {
+    const before = a.processes.get(pid);
+    used[now.cls] += Math.max(0, now.ticks - (before?.ticks ?? 0));
+  }
+  return used;
+}
+
+/** Foreign CPU, in cores, over `seconds`. */
+async function foreignLoad(seconds: number): Promise<number> {
+  const a = snapshot(-1, -1);
+  await Bun.sleep(seconds * 1000);
+  const b = snapshot(-1, -1);
+  return cpuBetween(a, b).foreign / CLK_TCK / ((b.at - a.at) / 1000);
+}
+
+/** Waits until processes outside the benchmark have been quiet (< 0.05 core) for 2 s in a row. */
+async function waitForQuiet(): Promise<number> {
+  const started = Date.now();
+  let quiet = 0;
+  let announced = false;
+  while (Date.now() - started < SETTINGS.quietWait * 1000) {
+    const load = await foreignLoad(1);
+    if (load < 0.05) {
+      if (++quiet >= 2) return (Date.now() - started) / 1000;
+    } else {
+      quiet = 0;
+      if (!announced) {
+        console.log(`  (waiting: other processes on this machine are using ${load.toFixed(2)} cores)`);
+        announced = true;
+      }
+    }
+  }
+  console.log(`  (other processes stayed busy for ${SETTINGS.quietWait} s; measuring anyway)`);
+  return (Date.now() - started) / 1000;
+}
 
 // ---------------------------------------------------------------------------------------------
 // One measurement: autocannon in its own Node process.
@@ -253,6 +339,13 @@ interface Measurement {
   max_ms: number | null;
   valid: boolean;
   problems: string[];
+  /** Other processes on the machine used more than FOREIGN_LIMIT cores during the run. */
+  disturbed: boolean;
+  attempts: number;
+  /** hostCalibrationMs() just before the run: lower is a faster CPU at that moment. */
+  host_calibration_ms: number;
+  /** Resident memory of the server process right after the run (VmRSS), in MiB. */
+  server_rss_mib: number | null;
   cpu: {
     /** CPU microseconds per successful request, by process. */
     server_us_per_req: number;
@@ -260,41 +353,45 @@ interface Measurement {
     loadgen_us_per_req: number;
     /** Share of both cores busy during the measurement (all processes on the machine). */
     machine_busy_pct: number;
+    /** Cores used by processes outside the benchmark during the run. */
+    foreign_cores: number;
   };
   load: LoadSummary;
 }
 
 const measurements: Measurement[] = [];
 
-async function measure(options: {
+interface MeasureOptions {
   scenario: string;
   target: string;
   backend: Measurement["backend"];
-  server: Child;
-  baseUrl: string;
+  server: RunningServer;
   path: string;
   route: string;
   key: string | null;
   connections: number;
   settings: Record<string, string | number>;
-}): Promise<Measurement> {
+}
+
+/** One load run: warm-up, then the measured part, with the CPU time of every process around it. */
+async function measureOnce(options: MeasureOptions): Promise<Measurement> {
   const config = {
-    url: `${options.baseUrl}${options.path}`,
+    url: `${options.server.url}${options.path}`,
     connections: options.connections,
     duration: SETTINGS.duration,
     warmup: SETTINGS.warmup,
     headers: options.key ? { "x-api-key": options.key } : {},
   };
   let before: CpuSnapshot | null = null;
+  let after: CpuSnapshot | null = null;
   let resultLine: string | null = null;
   const loadgen = spawnChild("loadgen", ["node", join(import.meta.dir, "loadgen.mjs"), JSON.stringify(config)], {}, (line) => {
-    if (line === "phase measure") before = snapshot(options.server.proc.pid, loadgen.proc.pid);
+    if (line === "phase measure") before = snapshot(options.server.child.proc.pid, loadgen.proc.pid);
     else if (line.startsWith("result ")) {
       resultLine = line.slice("result ".length);
-      after = snapshot(options.server.proc.pid, loadgen.proc.pid);
+      after = snapshot(options.server.child.proc.pid, loadgen.proc.pid);
     }
   });
-  let after: CpuSnapshot | null = null;
   const limit = (SETTINGS.duration + SETTINGS.warmup + 45) * 1000;
   const finished = await Promise.race([loadgen.proc.exited.then(() => true), Bun.sleep(limit).then(() => false)]);
   if (!finished) {
@@ -309,12 +406,15 @@ async function measure(options: {
   const b = before as CpuSnapshot;
   const a = after as CpuSnapshot;
   const perReq = (ticks: number) => (load.ok_total ? Math.round(((ticks / CLK_TCK) * 1e6) / load.ok_total) : 0);
+  const seconds = (a.at - b.at) / 1000;
+  const used = cpuBetween(b, a);
+  const foreignCores = Math.round((100 * used.foreign) / CLK_TCK / seconds) / 100;
   const problems: string[] = [];
   if (load.non2xx) problems.push(`${load.non2xx} non-2xx responses (${JSON.stringify(load.statuses)})`);
   if (load.errors) problems.push(`${load.errors} connection errors`);
   if (load.timeouts) problems.push(`${load.timeouts} timeouts`);
   if (!load.ok_total) problems.push("no successful response");
-  const m: Measurement = {
+  return {
     scenario: options.scenario,
     target: options.target,
     backend: options.backend,
@@ -329,23 +429,78 @@ async function measure(options: {
     max_ms: load.latency_ms.max,
     valid: problems.length === 0,
     problems,
+    disturbed: foreignCores > FOREIGN_LIMIT,
+    attempts: 1,
+    host_calibration_ms: 0,
+    server_rss_mib: rssMiB(options.server.child.proc.pid),
     cpu: {
-      server_us_per_req: perReq(a.server - b.server),
-      postgres_us_per_req: options.backend === "pglite" ? null : perReq(a.postgres - b.postgres),
-      loadgen_us_per_req: perReq(a.loadgen - b.loadgen),
+      server_us_per_req: perReq(used.server),
+      postgres_us_per_req: options.backend === "pglite" ? null : perReq(used.postgres),
+      loadgen_us_per_req: perReq(used.loadgen),
       machine_busy_pct: Math.round((1000 * (a.machine.busy - b.machine.busy)) / Math.max(1, a.machine.total - b.machine.total)) / 10,
+      foreign_cores: foreignCores,
     },
     load,
   };
-  measurements.push(m);
+}
+
+/**
+ * A fixed single-threaded workload (20,000 SHA-256 digests), timed just before a run: the same
+ * machine, idle, has been seen to take anywhere from 1x to 2x as long from one second to the next
+ * (a virtual machine sharing its host), so this tells how fast the CPU was when a run started.
+ */
+function hostCalibrationMs(): number {
+  const started = performance.now();
+  let sink = 0;
+  for (let i = 0; i < 20_000; i++) sink += createHash("sha256").update(`cms_${i}`).digest()[0]!;
+  return Math.round((performance.now() - started + (sink < 0 ? 1 : 0)) * 10) / 10;
+}
+
+const rssMiB = (pid: number): number | null => {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s*(\d+) kB/);
+    return match ? Math.round(Number(match[1]) / 102.4) / 10 : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Above this many cores used by other processes, a measurement is retried. */
+const FOREIGN_LIMIT = 0.1;
+
+/**
+ * Measures a scenario on a quiet machine: waits for other processes to calm down, and repeats a
+ * run that other processes disturbed (up to BENCH_ATTEMPTS runs; the last one is kept, flagged).
+ */
+async function measure(options: MeasureOptions): Promise<Measurement> {
+  let m: Measurement | null = null;
+  for (let attempt = 1; attempt <= SETTINGS.attempts; attempt++) {
+    if (!isRunning(options.server)) await options.server.relaunch();
+    await waitForQuiet();
+    const calibration = hostCalibrationMs();
+    m = await measureOnce(options);
+    m.attempts = attempt;
+    m.host_calibration_ms = calibration;
+    if (!isRunning(options.server)) {
+      m.problems.push(`${options.server.name} ended during the run`);
+      m.valid = false;
+      console.log(`  (${options.server.name} ended during the run${attempt < SETTINGS.attempts ? "; measuring again" : ""})`);
+      continue;
+    }
+    if (!m.disturbed) break;
+    console.log(`  (run disturbed: other processes used ${m.cpu.foreign_cores} cores during it${attempt < SETTINGS.attempts ? "; measuring again" : ""})`);
+  }
+  const result = m!;
+  measurements.push(result);
   console.log(
-    `  ${m.scenario.padEnd(34)} c=${String(m.connections).padStart(3)}  ${String(m.requests_per_s).padStart(8)} req/s` +
-      `  p50 ${fmt(m.p50_ms)} ms  p99 ${fmt(m.p99_ms)} ms  cpu/req: server ${m.cpu.server_us_per_req} µs` +
-      (m.cpu.postgres_us_per_req === null ? "" : `, postgres ${m.cpu.postgres_us_per_req} µs`) +
-      `, loadgen ${m.cpu.loadgen_us_per_req} µs; machine busy ${m.cpu.machine_busy_pct}%` +
-      (m.valid ? "" : `  INVALID: ${problems.join("; ")}`),
+    `  ${result.scenario.padEnd(34)} c=${String(result.connections).padStart(3)}  ${String(result.requests_per_s).padStart(8)} req/s` +
+      `  p50 ${fmt(result.p50_ms)} ms  p99 ${fmt(result.p99_ms)} ms  cpu/req: server ${result.cpu.server_us_per_req} µs` +
+      (result.cpu.postgres_us_per_req === null ? "" : `, postgres ${result.cpu.postgres_us_per_req} µs`) +
+      `, loadgen ${result.cpu.loadgen_us_per_req} µs; machine busy ${result.cpu.machine_busy_pct}%, others ${result.cpu.foreign_cores} cores; calibration ${result.host_calibration_ms} ms; server RSS ${result.server_rss_mib} MiB` +
+      (result.disturbed ? "  DISTURBED" : "") +
+      (result.valid ? "" : `  INVALID: ${result.problems.join("; ")}`),
   );
-  return m;
+  return result;
 }
 
 const fmt = (value: number | null) => (value === null ? "-" : value.toFixed(2));
@@ -353,11 +508,41 @@ const fmt = (value: number | null) => (value === null ? "-" : value.toFixed(2));
 // ---------------------------------------------------------------------------------------------
 // The service, seeded through its HTTP API.
 
+/** A server process on 127.0.0.1 that can be started again (same command, new port) if it dies. */
 interface RunningServer {
+  name: string;
   child: Child;
   url: string;
   settings: Record<string, string | number>;
+  restarts: number;
+  relaunch(): Promise<void>;
 }
+
+async function launch(name: string, cmd: string[], childEnv: Record<string, string>, settings: Record<string, string | number>): Promise<RunningServer> {
+  const start = async () => {
+    const port = freePort();
+    const child = spawnChild(name, cmd, { ...childEnv, PORT: String(port) });
+    const url = `http://127.0.0.1:${port}`;
+    await waitHealthy(child, url);
+    return { child, url };
+  };
+  const first = await start();
+  const server: RunningServer = {
+    name,
+    ...first,
+    settings,
+    restarts: 0,
+    async relaunch() {
+      await stopChild(server.child);
+      if (++server.restarts > 5) throw new Error(`${name} had to be restarted more than 5 times`);
+      Object.assign(server, await start());
+      console.log(`  (${name} restarted: pid ${server.child.proc.pid}, ${server.url})`);
+    },
+  };
+  return server;
+}
+
+const isRunning = (server: RunningServer) => server.child.proc.exitCode === null && server.child.proc.signalCode === null;
 
 const tempDirs: string[] = [];
 const ADMIN_KEY = `bench_admin_${crypto.randomUUID().replaceAll("-", "")}`;
@@ -370,11 +555,9 @@ async function startService(options: {
   dataDir?: string;
   profileDir?: string;
 }): Promise<RunningServer> {
-  const port = freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cms-bench-"));
   if (!options.dataDir) tempDirs.push(dataDir);
   const serviceEnv: Record<string, string> = {
-    PORT: String(port),
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     CMS_ADMIN_KEY: ADMIN_KEY,
@@ -386,9 +569,6 @@ async function startService(options: {
     serviceEnv.DATABASE_POOL_SIZE = String(options.poolSize);
   }
   const profileFlags = options.profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawnChild(options.name, [BUN, ...profileFlags, join(ROOT, "infra", "main.ts")], serviceEnv);
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(child, url);
   const settings: Record<string, string | number> = {
     backend: options.databaseUrl ? "postgres" : "pglite",
     HOST: "127.0.0.1",
@@ -396,7 +576,7 @@ async function startService(options: {
   };
   if (options.databaseUrl) settings.DATABASE_POOL_SIZE = options.poolSize;
   if (options.profileDir) settings.profile = "bun --cpu-prof-md";
-  return { child, url, settings };
+  return launch(options.name, [BUN, ...profileFlags, join(ROOT, "infra", "main.ts")], serviceEnv, settings);
 }
 
 interface Seeded {
@@ -434,23 +614,6 @@ async function seed(url: string): Promise<Seeded> {
   return { userId: String(user.json.id), keyId: String(issued.json.id), key, campaignId, campaignBody: read.text, listBody: list.text };
 }
 
-async function measureService(server: RunningServer, backend: "pglite" | "postgres", data: Seeded, scenarioSuffix = "", connections = SETTINGS.connections, routes: ("get" | "list")[] = ["get", "list"]) {
-  for (const route of routes)
-    for (const c of connections)
-      await measure({
-        scenario: `service ${backend} ${route === "get" ? "GET /v1/campaigns/{id}" : "GET /v1/campaigns"}${scenarioSuffix}`,
-        target: "service",
-        backend,
-        server: server.child,
-        baseUrl: server.url,
-        path: route === "get" ? `/v1/campaigns/${data.campaignId}` : "/v1/campaigns",
-        route: route === "get" ? "GET /v1/campaigns/{id}" : "GET /v1/campaigns",
-        key: data.key,
-        connections: c,
-        settings: server.settings,
-      });
-}
-
 const revocationChecks: Record<string, unknown>[] = [];
 
 /** Revokes the key with the admin key, then shows the very next request with it is refused. */
@@ -481,27 +644,30 @@ async function checkRevocation(label: string, serviceUrl: string, data: Seeded, 
 // Ceilings
 
 async function startBare(body: string): Promise<RunningServer> {
-  const port = freePort();
   const dir = mkdtempSync(join(tmpdir(), "cms-bench-body-"));
   tempDirs.push(dir);
   const bodyFile = join(dir, "campaign.json");
   writeFileSync(bodyFile, body);
-  const child = spawnChild("ceiling-bare", [BUN, join(import.meta.dir, "ceiling-bare.ts")], { PORT: String(port), BODY_FILE: bodyFile });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(child, url);
-  return { child, url, settings: { handler: "Bun.serve, fixed body" } };
+  return launch("ceiling-bare", [BUN, join(import.meta.dir, "ceiling-bare.ts")], { BODY_FILE: bodyFile }, { handler: "Bun.serve, fixed body" });
 }
 
-async function startOneQuery(databaseUrl: string, poolSize: number): Promise<RunningServer> {
-  const port = freePort();
-  const child = spawnChild("ceiling-one-query", [BUN, join(import.meta.dir, "ceiling-one-query.ts")], {
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    POOL_SIZE: String(poolSize),
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(child, url);
-  return { child, url, settings: { handler: "Bun.serve + one postgres.js query", POOL_SIZE: poolSize } };
+/** A minimal Bun.serve handler on PostgreSQL: bench/ceiling-one-query.ts, or bench/variant-two-queries.ts. */
+async function startHandler(kind: "one-query" | "two-queries", databaseUrl: string, poolSize: number): Promise<RunningServer> {
+  const file = kind === "one-query" ? "ceiling-one-query.ts" : "variant-two-queries.ts";
+  const handler = kind === "one-query" ? "Bun.serve + one postgres.js query" : "Bun.serve + the service's two queries";
+  return launch(`handler-${kind}`, [BUN, join(import.meta.dir, file)], { DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) }, { handler, POOL_SIZE: poolSize });
+}
+const startOneQuery = (databaseUrl: string, poolSize: number) => startHandler("one-query", databaseUrl, poolSize);
+
+/** A handler must answer the seeded read byte for byte like the service, and refuse what the service refuses. */
+async function checkSameAnswers(name: string, handler: RunningServer, data: Seeded) {
+  const same = await call(`${handler.url}/v1/campaigns/${data.campaignId}`, { headers: { "x-api-key": data.key } });
+  if (same.status !== 200 || same.text !== data.campaignBody)
+    throw new Error(`${name} does not answer like the service: ${same.status} ${same.text} vs ${data.campaignBody}`);
+  const bad = await call(`${handler.url}/v1/campaigns/${data.campaignId}`, { headers: { "x-api-key": "cms_not_a_real_key_0000000000" } });
+  const missing = await call(`${handler.url}/v1/campaigns/nope`, { headers: { "x-api-key": data.key } });
+  if (bad.status !== 401 || missing.status !== 404) throw new Error(`${name}: bad key -> ${bad.status}, unknown id -> ${missing.status}`);
+  console.log(`  ${name}: body byte-identical to the service's; a bad key gets 401, an unknown id 404`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,12 +709,73 @@ async function postgresInfo(): Promise<Record<string, string>> {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function printTable() {
-  const header = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "server µs/req", "pg µs/req", "loadgen µs/req", "busy %", "settings"];
-  const rows = measurements.map((m) => [
-    m.scenario + (m.valid ? "" : " (INVALID)"),
+interface Summary {
+  scenario: string;
+  target: string;
+  backend: Measurement["backend"];
+  route: string;
+  connections: number;
+  settings: Record<string, string | number>;
+  runs: number;
+  /** Medians over the runs, each taken on its own. */
+  requests_per_s: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  requests_per_s_min: number;
+  requests_per_s_max: number;
+  valid: boolean;
+  disturbed_runs: number;
+  cpu: Measurement["cpu"];
+}
+
+/** The median; for an even count, the mean of the two middle values. */
+function medianValue(values: number[]): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return Math.round(value * 100) / 100;
+}
+
+/** Groups the runs of each scenario: medians of req/s, p50 and p99; CPU figures of the median-req/s run. */
+function summarize(): Summary[] {
+  const groups = new Map<string, Measurement[]>();
+  for (const m of measurements) {
+    const key = `${m.scenario}\u0000${m.connections}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.values()].map((runs) => {
+    const sorted = [...runs].sort((a, b) => a.requests_per_s - b.requests_per_s);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const medianOf = (values: (number | null)[]) => medianValue(values.filter((v): v is number => v !== null));
+    return {
+      scenario: median.scenario,
+      target: median.target,
+      backend: median.backend,
+      route: median.route,
+      connections: median.connections,
+      settings: median.settings,
+      runs: runs.length,
+      requests_per_s: medianOf(runs.map((m) => m.requests_per_s))!,
+      p50_ms: medianOf(runs.map((m) => m.p50_ms)),
+      p99_ms: medianOf(runs.map((m) => m.p99_ms)),
+      requests_per_s_min: sorted[0]!.requests_per_s,
+      requests_per_s_max: sorted[sorted.length - 1]!.requests_per_s,
+      valid: runs.every((m) => m.valid),
+      disturbed_runs: runs.filter((m) => m.disturbed).length,
+      cpu: median.cpu,
+    };
+  });
+}
+
+function printTable(summaries: Summary[]) {
+  const header = ["scenario", "conns", "req/s", "range (runs)", "p50 ms", "p99 ms", "server µs/req", "pg µs/req", "loadgen µs/req", "busy %", "settings"];
+  const right = new Set([1, 2, 4, 5, 6, 7, 8, 9]);
+  const rows = summaries.map((m) => [
+    m.scenario + (m.valid ? "" : " (INVALID)") + (m.disturbed_runs ? ` (${m.disturbed_runs} disturbed)` : ""),
     String(m.connections),
     m.requests_per_s.toFixed(0),
+    `${m.requests_per_s_min.toFixed(0)}–${m.requests_per_s_max.toFixed(0)} (${m.runs})`,
     fmt(m.p50_ms),
     fmt(m.p99_ms),
     String(m.cpu.server_us_per_req),
@@ -561,13 +788,11 @@ function printTable() {
       .join(" "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => "| " + cells.map((c, i) => (i >= 1 && i <= 8 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(" | ") + " |";
+  const line = (cells: string[]) => "| " + cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(" | ") + " |";
   console.log(line(header));
-  console.log("|" + widths.map((w, i) => (i >= 1 && i <= 8 ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|") + "|");
+  console.log("|" + widths.map((w, i) => (right.has(i) ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|") + "|");
   for (const row of rows) console.log(line(row));
 }
-
-const find = (scenario: string, connections: number) => measurements.find((m) => m.scenario === scenario && m.connections === connections);
 
 // ---------------------------------------------------------------------------------------------
 // Main
@@ -603,8 +828,17 @@ async function main() {
   const bunVersion = Bun.version;
   const nodeVersion = spawnSync(["node", "--version"]).stdout.toString().trim();
   const autocannonVersion = JSON.parse(readFileSync(join(ROOT, "node_modules", "autocannon", "package.json"), "utf8")).version as string;
+  const wantsPglite = SETTINGS.backends.includes("pglite");
   const wantsPostgres = SETTINGS.backends.includes("postgres");
   const pgInfo = wantsPostgres ? await postgresInfo() : null;
+  const git = {
+    commit: spawnSync(["git", "rev-parse", "HEAD"], { cwd: ROOT }).stdout.toString().trim(),
+    /** Files outside bench/ that differ from that commit: the service measured is the working tree. */
+    changed_outside_bench: spawnSync(["git", "status", "--porcelain", "--", ".", ":(exclude)bench"], { cwd: ROOT })
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean).length,
+  };
   const machine = {
     nproc: spawnSync(["nproc"]).stdout.toString().trim(),
     cpu: (readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/) ?? [])[1] ?? "unknown",
@@ -613,182 +847,262 @@ async function main() {
 
   console.log("Campaign Memory Service — HTTP load benchmark");
   console.log(`  machine: ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory}; bun ${bunVersion}; node ${nodeVersion}; autocannon ${autocannonVersion}`);
+  console.log(`  code: commit ${git.commit.slice(0, 12)}, ${git.changed_outside_bench} file(s) outside bench/ changed in the working tree`);
   if (pgInfo) console.log(`  postgres: ${pgInfo.version} (max_connections=${pgInfo.max_connections}, shared_buffers=${pgInfo.shared_buffers})`);
   console.log(
-    `  load: autocannon on node, separate process; ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s measured; connections ${SETTINGS.connections.join(", ")}; pipelining 1; header x-api-key`,
+    `  load: autocannon on node, separate process; ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s measured; connections ${SETTINGS.connections.join(", ")}; pipelining 1; header x-api-key; ${SETTINGS.repeat} round(s), median kept`,
   );
   console.log(
-    `  service: HOST=127.0.0.1 LOG_LEVEL=${SETTINGS.logLevel}; PostgreSQL runs with DATABASE_POOL_SIZE=${SETTINGS.poolSize}; one-query ceiling POOL_SIZE=${SETTINGS.poolSize}`,
+    `  service: HOST=127.0.0.1 LOG_LEVEL=${SETTINGS.logLevel}; on PostgreSQL DATABASE_POOL_SIZE=${SETTINGS.poolSize}; one-query ceiling POOL_SIZE=${SETTINGS.poolSize}`,
   );
-  console.log(`  seed: 1 user, 1 key, 1 campaign to read + ${SETTINGS.campaigns} more (list reads the default page of 20)\n`);
+  console.log(`  seed: 1 user, 1 key, 1 campaign to read + ${SETTINGS.campaigns} more (the list reads the default page of 20)\n`);
 
-  let capturedBody: string | null = null;
-  let postgresData: Seeded | null = null;
+  // Every server is started and seeded first; they idle while another one is measured, so the
+  // rounds can alternate between them and slow drifts of the machine hit all scenarios alike.
+  // Within a round the service and the one-query ceiling run back to back at each connection count,
+  // so their ratio is taken from neighbouring runs.
+  type Scenario = { order: number; run: (round: number) => Promise<unknown> };
+  const scenarios: Scenario[] = [];
+  const serviceScenarios = (server: RunningServer, backend: "pglite" | "postgres", data: Seeded) => {
+    for (const route of ["get", "list"] as const)
+      SETTINGS.connections.forEach((c, i) =>
+        scenarios.push({
+          order: (backend === "pglite" ? 0 : 100) + (route === "get" ? 2 * i : 50 + i),
+          run: () =>
+            measure({
+              scenario: `service ${backend} ${route === "get" ? "GET /v1/campaigns/{id}" : "GET /v1/campaigns"}`,
+              target: "service",
+              backend,
+              server: server,
+              path: route === "get" ? `/v1/campaigns/${data.campaignId}` : "/v1/campaigns",
+              route: route === "get" ? "GET /v1/campaigns/{id}" : "GET /v1/campaigns",
+              key: data.key,
+              connections: c,
+              settings: server.settings,
+            }),
+        }),
+      );
+  };
 
-  if (SETTINGS.backends.includes("pglite")) {
-    console.log("[pglite] starting the service (embedded PGlite)");
+  let pglite: { server: RunningServer; data: Seeded } | null = null;
+  if (wantsPglite) {
+    console.log("[setup] service on embedded PGlite");
     const server = await startService({ name: "service-pglite", databaseUrl: null, poolSize: SETTINGS.poolSize, logLevel: SETTINGS.logLevel });
-    const data = await seed(server.url);
-    capturedBody = data.campaignBody;
-    await measureService(server, "pglite", data);
-    await checkRevocation("pglite", server.url, data);
-    await stopChild(server.child);
+    pglite = { server, data: await seed(server.url) };
+    serviceScenarios(server, "pglite", pglite.data);
   }
 
+  let pg: { server: RunningServer; data: Seeded; oneQuery: RunningServer } | null = null;
   if (wantsPostgres) {
     scratch = await createScratchDatabase();
-    console.log(`[postgres] database ${scratch.name}; starting the service with DATABASE_POOL_SIZE=${SETTINGS.poolSize}`);
+    ourDatabase = scratch.name;
+    console.log(`[setup] service on PostgreSQL, database ${scratch.name}, DATABASE_POOL_SIZE=${SETTINGS.poolSize}`);
     const server = await startService({ name: "service-postgres", databaseUrl: scratch.url, poolSize: SETTINGS.poolSize, logLevel: SETTINGS.logLevel });
-    postgresData = await seed(server.url);
-    capturedBody = postgresData.campaignBody;
-    await measureService(server, "postgres", postgresData);
-    await stopChild(server.child);
-  }
-
-  if (!capturedBody) throw new Error("no backend ran, so there is no body to serve");
-
-  console.log("[ceiling] bare Bun.serve returning the captured campaign JSON");
-  {
-    const bare = await startBare(capturedBody);
-    for (const c of SETTINGS.connections)
-      await measure({
-        scenario: "ceiling bare Bun.serve",
-        target: "ceiling-bare",
-        backend: "none",
-        server: bare.child,
-        baseUrl: bare.url,
-        path: `/v1/campaigns/${postgresData?.campaignId ?? "x"}`,
-        route: "GET /v1/campaigns/{id}",
-        key: null,
-        connections: c,
-        settings: bare.settings,
-      });
-    await stopChild(bare.child);
-  }
-
-  if (wantsPostgres && scratch && postgresData) {
-    console.log(`[ceiling] one-query handler (postgres.js, POOL_SIZE=${SETTINGS.poolSize})`);
-    const data: Seeded = postgresData;
+    const data = await seed(server.url);
+    serviceScenarios(server, "postgres", data);
+    console.log(`[setup] one-query ceiling on the same database, POOL_SIZE=${SETTINGS.poolSize}`);
     const oneQuery = await startOneQuery(scratch.url, SETTINGS.poolSize);
-    const same = await call(`${oneQuery.url}/v1/campaigns/${data.campaignId}`, { headers: { "x-api-key": data.key } });
-    if (same.status !== 200 || same.text !== data.campaignBody)
-      throw new Error(`one-query handler does not answer like the service: ${same.status} ${same.text} vs ${data.campaignBody}`);
-    const bad = await call(`${oneQuery.url}/v1/campaigns/${data.campaignId}`, { headers: { "x-api-key": "cms_not_a_real_key_0000000000" } });
-    const missing = await call(`${oneQuery.url}/v1/campaigns/nope`, { headers: { "x-api-key": data.key } });
-    if (bad.status !== 401 || missing.status !== 404) throw new Error(`one-query handler: bad key -> ${bad.status}, missing -> ${missing.status}`);
-    console.log("  one-query handler body is byte-identical to the service's; bad key -> 401, unknown id -> 404");
-    for (const c of SETTINGS.connections)
-      await measure({
-        scenario: "ceiling one-query postgres",
-        target: "ceiling-one-query",
+    await checkSameAnswers("one-query ceiling", oneQuery, data);
+    SETTINGS.connections.forEach((c, i) =>
+      scenarios.push({
+        order: 100 + 2 * i + 1,
+        run: () =>
+          measure({
+            scenario: "ceiling one-query postgres",
+            target: "ceiling-one-query",
+            backend: "postgres",
+            server: oneQuery,
+            path: `/v1/campaigns/${data.campaignId}`,
+            route: "GET /v1/campaigns/{id}",
+            key: data.key,
+            connections: c,
+            settings: oneQuery.settings,
+          }),
+      }),
+    );
+    pg = { server, data, oneQuery };
+  }
+
+  const body = pg?.data.campaignBody ?? pglite?.data.campaignBody;
+  const campaignId = pg?.data.campaignId ?? pglite?.data.campaignId;
+  if (!body || !campaignId) throw new Error("no backend ran, so there is no body to serve");
+  console.log("[setup] bare Bun.serve ceiling returning the captured campaign JSON");
+  const bare = await startBare(body);
+  SETTINGS.connections.forEach((c, i) =>
+    scenarios.push({
+      order: 200 + i,
+      run: () =>
+        measure({
+          scenario: "ceiling bare Bun.serve",
+          target: "ceiling-bare",
+          backend: "none",
+          server: bare,
+          path: `/v1/campaigns/${campaignId}`,
+          route: "GET /v1/campaigns/{id}",
+          key: null,
+          connections: c,
+          settings: bare.settings,
+        }),
+    }),
+  );
+  scenarios.sort((a, b) => a.order - b.order);
+
+  for (let round = 1; round <= SETTINGS.repeat; round++) {
+    console.log(`\n[round ${round}/${SETTINGS.repeat}]`);
+    for (const scenario of scenarios) await scenario.run(round);
+  }
+
+  if (pg && scratch && (SETTINGS.explore.length || SETTINGS.profile)) {
+    const data = pg.data;
+    const exploreMeasure = (server: RunningServer, scenario: string, target: string) =>
+      measure({
+        scenario,
+        target,
         backend: "postgres",
-        server: oneQuery.child,
-        baseUrl: oneQuery.url,
+        server: server,
         path: `/v1/campaigns/${data.campaignId}`,
         route: "GET /v1/campaigns/{id}",
         key: data.key,
-        connections: c,
-        settings: oneQuery.settings,
+        connections: MAX_CONNECTIONS,
+        settings: server.settings,
       });
-    await stopChild(oneQuery.child);
-
-    if (SETTINGS.explore.length || SETTINGS.profile) {
-      console.log(`[explore] PostgreSQL, GET /v1/campaigns/{id} at ${MAX_CONNECTIONS} connections`);
+    console.log(`\n[explore] PostgreSQL, GET /v1/campaigns/{id} at ${MAX_CONNECTIONS} connections`);
+    for (let round = 1; round <= SETTINGS.repeat; round++) {
       for (const pool of SETTINGS.explore) {
         const variant = await startService({ name: `service-postgres-pool${pool}`, databaseUrl: scratch.url, poolSize: pool, logLevel: SETTINGS.logLevel });
-        await measureService(variant, "postgres", data, ` pool=${pool}`, [MAX_CONNECTIONS], ["get"]);
+        await exploreMeasure(variant, `service postgres GET /v1/campaigns/{id} pool=${pool}`, "service");
         await stopChild(variant.child);
         const ceiling = await startOneQuery(scratch.url, pool);
-        await measure({
-          scenario: `ceiling one-query postgres pool=${pool}`,
-          target: "ceiling-one-query",
-          backend: "postgres",
-          server: ceiling.child,
-          baseUrl: ceiling.url,
-          path: `/v1/campaigns/${data.campaignId}`,
-          route: "GET /v1/campaigns/{id}",
-          key: data.key,
-          connections: MAX_CONNECTIONS,
-          settings: ceiling.settings,
-        });
+        await exploreMeasure(ceiling, `ceiling one-query postgres pool=${pool}`, "ceiling-one-query");
         await stopChild(ceiling.child);
       }
       if (SETTINGS.explore.length) {
+        const twoQueries = await startHandler("two-queries", scratch.url, SETTINGS.poolSize);
+        if (round === 1) await checkSameAnswers("two-queries variant", twoQueries, data);
+        await exploreMeasure(twoQueries, `variant two-queries postgres pool=${SETTINGS.poolSize}`, "variant-two-queries");
+        await stopChild(twoQueries.child);
         const silent = await startService({ name: "service-postgres-silent", databaseUrl: scratch.url, poolSize: SETTINGS.poolSize, logLevel: "silent" });
-        await measureService(silent, "postgres", data, " LOG_LEVEL=silent", [MAX_CONNECTIONS], ["get"]);
+        await exploreMeasure(silent, "service postgres GET /v1/campaigns/{id} LOG_LEVEL=silent", "service");
         await stopChild(silent.child);
       }
-      if (SETTINGS.profile) {
-        const profileDir = join(RESULTS_DIR, "profile");
-        rmSync(profileDir, { recursive: true, force: true });
-        mkdirSync(profileDir, { recursive: true });
-        const profiled = await startService({
-          name: "service-postgres-profiled",
-          databaseUrl: scratch.url,
-          poolSize: SETTINGS.poolSize,
-          logLevel: SETTINGS.logLevel,
-          profileDir,
-        });
-        await measureService(profiled, "postgres", data, " (cpu-prof)", [MAX_CONNECTIONS], ["get"]);
-        await stopChild(profiled.child);
-        console.log(`  CPU profile written to ${profileDir}: ${readdirSync(profileDir).join(", ")}`);
-      }
     }
-
-    console.log("[revocation] restarting the PostgreSQL service; the one-query handler runs beside it");
-    const service = await startService({ name: "service-postgres-revoke", databaseUrl: scratch.url, poolSize: SETTINGS.poolSize, logLevel: SETTINGS.logLevel });
-    const ceiling = await startOneQuery(scratch.url, SETTINGS.poolSize);
-    await checkRevocation("postgres", service.url, data, [{ name: "one-query", url: ceiling.url }]);
-    await stopChild(ceiling.child);
-    await stopChild(service.child);
+    if (SETTINGS.profile) {
+      const profileDir = join(RESULTS_DIR, "profile");
+      rmSync(profileDir, { recursive: true, force: true });
+      mkdirSync(profileDir, { recursive: true });
+      const profiled = await startService({
+        name: "service-postgres-profiled",
+        databaseUrl: scratch.url,
+        poolSize: SETTINGS.poolSize,
+        logLevel: SETTINGS.logLevel,
+        profileDir,
+      });
+      await exploreMeasure(profiled, "service postgres GET /v1/campaigns/{id} (under cpu-prof)", "service");
+      await stopChild(profiled.child);
+      console.log(`  CPU profile written to ${profileDir}: ${readdirSync(profileDir).join(", ")}`);
+    }
   }
 
-  console.log("\nResults (latency percentiles from exact response times; CPU µs per successful request, by process)\n");
-  printTable();
+  if (pg && scratch && SETTINGS.soak) {
+    const data = pg.data;
+    const soakMeasure = (server: RunningServer, scenario: string, target: string) =>
+      measure({
+        scenario,
+        target,
+        backend: "postgres",
+        server,
+        path: `/v1/campaigns/${data.campaignId}`,
+        route: "GET /v1/campaigns/{id}",
+        key: data.key,
+        connections: MAX_CONNECTIONS,
+        settings: server.settings,
+      });
+    console.log(`\n[soak] fresh processes, ${SETTINGS.soak} alternating runs each of GET /v1/campaigns/{id} at ${MAX_CONNECTIONS} connections, pool ${SETTINGS.poolSize}`);
+    const service = await startService({ name: "service-postgres-soak", databaseUrl: scratch.url, poolSize: SETTINGS.poolSize, logLevel: SETTINGS.logLevel });
+    const ceiling = await startOneQuery(scratch.url, SETTINGS.poolSize);
+    for (let run = 1; run <= SETTINGS.soak; run++) {
+      await soakMeasure(service, "soak service postgres GET /v1/campaigns/{id}", "service");
+      await soakMeasure(ceiling, "soak ceiling one-query postgres", "ceiling-one-query");
+    }
+    await stopChild(service.child);
+    await stopChild(ceiling.child);
+    const control = await startService({ name: "service-postgres-control", databaseUrl: scratch.url, poolSize: SETTINGS.poolSize, logLevel: SETTINGS.logLevel });
+    await soakMeasure(control, "soak control: another fresh service", "service");
+    await stopChild(control.child);
+  }
 
-  const ours = find("service postgres GET /v1/campaigns/{id}", MAX_CONNECTIONS);
-  const ceiling = find("ceiling one-query postgres", MAX_CONNECTIONS);
+  console.log("\n[revocation] revoke the key with the admin key, then use it once more");
+  for (const server of [pglite?.server, pg?.server, pg?.oneQuery]) if (server && !isRunning(server)) await server.relaunch();
+  if (pglite) await checkRevocation("pglite", pglite.server.url, pglite.data);
+  if (pg) await checkRevocation("postgres", pg.server.url, pg.data, [{ name: "one-query ceiling", url: pg.oneQuery.url }]);
+  await stopAll();
+
+  const summaries = summarize();
+  console.log(`\nResults: medians over ${SETTINGS.repeat} round(s) of req/s, p50 and p99 (latency from exact response times); CPU µs per successful request, by process, from the median-req/s run\n`);
+  printTable(summaries);
+
+  const findSummary = (scenario: string) => summaries.find((m) => m.scenario === scenario && m.connections === MAX_CONNECTIONS);
+  const ours = findSummary("service postgres GET /v1/campaigns/{id}");
+  const ceiling = findSummary("ceiling one-query postgres");
   let target: Record<string, unknown> | null = null;
   if (ours && ceiling) {
-    const ratio = Math.round((1000 * ours.requests_per_s) / ceiling.requests_per_s) / 1000;
+    const ourRuns = measurements.filter((m) => m.connections === MAX_CONNECTIONS && m.scenario === ours.scenario);
+    const ceilingRuns = measurements.filter((m) => m.connections === MAX_CONNECTIONS && m.scenario === ceiling.scenario);
+    const perRound = ourRuns.map((m, i) => {
+      const other = ceilingRuns[i];
+      return other ? Math.round((1000 * m.requests_per_s) / other.requests_per_s) / 1000 : null;
+    });
+    // The verdict uses the median of the per-round ratios: each compares two neighbouring runs.
+    const ratio = medianValue(perRound.filter((r): r is number => r !== null)) ?? 0;
+    const ratioOfMedians = Math.round((1000 * ours.requests_per_s) / ceiling.requests_per_s) / 1000;
     const met = ratio >= 0.7 && ours.p99_ms !== null && ours.p99_ms < 15 && ours.valid && ceiling.valid;
     target = {
       statement: `on Postgres at ${MAX_CONNECTIONS} connections, our GET /v1/campaigns/{id} reaches at least 70% of the one-query handler's requests/s with p99 under 15 ms`,
+      database_pool_size: SETTINGS.poolSize,
       service_requests_per_s: ours.requests_per_s,
       one_query_requests_per_s: ceiling.requests_per_s,
       ratio,
+      ratio_per_round: perRound,
+      ratio_of_medians: ratioOfMedians,
       service_p99_ms: ours.p99_ms,
       met,
     };
     console.log(
       `\nRatio service/one-query (PostgreSQL, GET /v1/campaigns/{id}, ${MAX_CONNECTIONS} connections, pool ${SETTINGS.poolSize}): ` +
-        `${ours.requests_per_s} / ${ceiling.requests_per_s} = ${(ratio * 100).toFixed(1)}%; service p99 ${fmt(ours.p99_ms)} ms`,
+        `median of per-round ratios ${(ratio * 100).toFixed(1)}% (rounds: ${perRound.map((r) => (r === null ? "-" : `${(r * 100).toFixed(1)}%`)).join(", ")}; ` +
+        `ratio of medians ${ours.requests_per_s} / ${ceiling.requests_per_s} = ${(ratioOfMedians * 100).toFixed(1)}%); service p99 (median) ${fmt(ours.p99_ms)} ms`,
     );
     console.log(`Target (>= 70% and p99 < 15 ms): ${met ? "MET" : "NOT MET"}`);
   }
 
-  const invalid = measurements.filter((m) => !m.valid);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const report = {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     machine: { ...machine, bun: bunVersion, node: nodeVersion, autocannon: autocannonVersion, postgres: pgInfo },
+    git,
     settings: {
       duration_s: SETTINGS.duration,
       warmup_s: SETTINGS.warmup,
       connections: SETTINGS.connections,
+      rounds: SETTINGS.repeat,
       service: { HOST: "127.0.0.1", LOG_LEVEL: SETTINGS.logLevel, DATABASE_POOL_SIZE: SETTINGS.poolSize },
       one_query_pool_size: SETTINGS.poolSize,
       seeded_campaigns: SETTINGS.campaigns + 1,
       explore_pool_sizes: SETTINGS.explore,
     },
-    results: measurements,
-    ratio_postgres_get_64: target,
+    summary: summaries,
+    ratio_postgres_get_by_id: target,
     revocation: revocationChecks,
+    incidents,
+    runs: measurements,
   };
   writeFileSync(join(RESULTS_DIR, "latest.json"), JSON.stringify(report, null, 2) + "\n");
   console.log(`\nwrote ${join(RESULTS_DIR, "latest.json")}`);
-  if (invalid.length) throw new Error(`${invalid.length} measurement(s) had failed requests: ${invalid.map((m) => m.scenario).join(", ")}`);
+  if (incidents.length)
+    console.log(`\n${incidents.length} server process(es) ended without being asked to during the run (see "incidents" in latest.json); runs they spoilt were repeated.`);
+  const invalid = measurements.filter((m) => !m.valid);
+  if (invalid.length) throw new Error(`${invalid.length} run(s) had failed requests: ${invalid.map((m) => m.scenario).join(", ")}`);
 }
 
 let exitCode = 0;
