@@ -10,7 +10,7 @@
 //   BENCH_DURATION=10          measured seconds per scenario
 //   BENCH_WARMUP=2             warm-up seconds before each measurement (same connections, discarded)
 //   BENCH_CONNECTIONS=16,64    connection counts
-//   BENCH_REPEAT=3             rounds; each round runs every scenario once, in turn; the median is kept
+//   BENCH_REPEAT=3             rounds; each round runs every scenario once, in turn; medians are reported
 //   BENCH_POOL_SIZE=5          DATABASE_POOL_SIZE of the service and POOL_SIZE of the one-query ceiling
 //                              (5 was the best of 5/10/20/40 on this 2-core machine; see docs/benchmarks.md)
 //   BENCH_LOG_LEVEL=warn       LOG_LEVEL of the service in the main scenarios
@@ -20,7 +20,7 @@
 //   BENCH_EXPLORE=             e.g. "5,10,20,40": extra PostgreSQL runs of GET /v1/campaigns/{id} at the
 //                              highest connection count, each round: the service and the one-query
 //                              ceiling at these pool sizes, the service with LOG_LEVEL=silent, and
-//                              bench/variant-two-queries.ts (the service's two statements, no framework)
+//                              bench/variant-two-queries.ts (the service's former two statements, no framework)
 //   BENCH_SOAK=                e.g. "6": ageing check on PostgreSQL: a fresh service and a fresh one-query
 //                              ceiling, GET /v1/campaigns/{id} at the highest connection count, this many
 //                              runs each, alternating; then one run of another fresh service

@@ -1,9 +1,8 @@
 // Exploration only (BENCH_EXPLORE): the one-query ceiling's minimal Bun.serve handler, but issuing
-// the service's own two statements one after the other — the key lookup of `findActiveByHash`,
-// then `getWithStanding` — through postgres.js exactly as the service's SQL adapter does
-// (`unsafe(text, params, { prepare: true })`). The gap between this and the one-query ceiling is
-// the price of the second round trip; the gap between this and the service is the framework
-// (Elysia, input validation, the operation table, request ids).
+// the two statements the service used for this route before commit 103a04f, one after the other —
+// the key lookup of `findActiveByHash`, then `getWithStanding` — through postgres.js exactly as the
+// service's SQL adapter does (`unsafe(text, params, { prepare: true })`). The gap between this and
+// the one-query ceiling is the price of the second round trip.
 //
 //   PORT=<port> DATABASE_URL=postgres://... POOL_SIZE=<n> bun bench/variant-two-queries.ts
 import { createHash } from "node:crypto";
