@@ -413,36 +413,32 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       await db.query(`delete from search_documents where doc_type = $1 and facets->>$2 = $3`, [docType, facet, value]);
     },
     async search(campaignId, query, docTypes, perType, viewerId) {
-      // One statement: full text first (title words by prefix, body words stemmed); substring or
-      // trigram similarity on titles only when full text found nothing (a one-time filter, so the
-      // fallback costs nothing when it is not needed).
-      const rows = await db.query(
-        `with q as (select to_tsquery('simple', coalesce($6, '')) || websearch_to_tsquery('english', $2) as query, websearch_to_tsquery('english', $2) as english),
-         candidates as (
-           select d.doc_type, d.doc_id, d.title, d.body, d.search_vector from search_documents d
-           where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
-             -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
-             and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
-                  or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)
-         ),
-         exact as (
-           select c.doc_type, c.doc_id, c.title, c.body, ts_rank(c.search_vector, q.query) + word_similarity($2, c.title) + (c.title ilike $7)::int as score
-           from candidates c, q where c.search_vector @@ q.query
-         ),
-         near_match as (
-           select c.doc_type, c.doc_id, c.title, c.body, (c.title ilike $7)::int + word_similarity($2, c.title) as score
-           from candidates c where not exists (select 1 from exact) and (c.title ilike $7 or $2 <% c.title)
-         ),
-         ranked as (
-           select *, row_number() over (partition by doc_type order by score desc, doc_id) as position
-           from (select * from exact union all select * from near_match) found
-         )
-         select r.doc_type, r.doc_id, r.title, r.score,
-                case when r.body = '' then ''
-                     else ts_headline('english', r.body, q.english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
-         from ranked r, q where r.position <= $4 order by r.doc_type, r.position`,
-        [campaignId, query, json(docTypes), perType, viewerId, prefixQuery(query), likePattern(query)],
-      );
+      // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
+      // on titles only when that finds nothing.
+      const run = (match: string, rank: string, extra: unknown[]) =>
+        db.query(
+          `with q as (select websearch_to_tsquery('english', $2) as english),
+           scored as (
+             select d.doc_type, d.doc_id, d.title, d.body, q.english, ${rank} as score
+             from search_documents d, q
+             where d.campaign_id = $1 and d.doc_type = any (select jsonb_array_elements_text($3::text::jsonb))
+               -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
+               and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
+                    or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)
+               and ${match}
+           ),
+           ranked as (select *, row_number() over (partition by doc_type order by score desc, doc_id) as position from scored)
+           select doc_type, doc_id, title, score,
+                  case when body = '' then ''
+                       else ts_headline('english', body, english, 'StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8, MaxFragments=1') end as snippet
+           from ranked where position <= $4 order by doc_type, position`,
+          [campaignId, query, json(docTypes), perType, viewerId, ...extra],
+        );
+      const tsquery = prefixQuery(query);
+      let rows = tsquery
+        ? await run(`d.search_vector @@ (to_tsquery('simple', $6) || q.english)`, `ts_rank(d.search_vector, to_tsquery('simple', $6) || q.english)`, [tsquery])
+        : [];
+      if (!rows.length) rows = await run(`(d.title ilike $6 or $2 <% d.title)`, `(d.title ilike $6)::int + word_similarity($2, d.title)`, [likePattern(query)]);
       const hits = new Map<string, SearchHit[]>();
       for (const row of rows) {
         const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: str(row.snippet), score: Math.round(Number(row.score) * 1000) / 1000 };
