@@ -46,7 +46,7 @@ async function run(backend: string) {
   }
   const base = `http://127.0.0.1:${env.PORT}`;
   const start = async () => {
-    const child = Bun.spawn([BUN, join(ROOT, "infra", "main.ts")], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "inherit", stderr: "inherit" });
+    const child = Bun.spawn([BUN, ...(process.env.BENCH_BUN_FLAGS?.split(" ").filter(Boolean) ?? []), join(ROOT, "infra", "main.ts")], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "inherit", stderr: "inherit" });
     for (let i = 0; ; i++) {
       if (i > 300) throw new Error("server did not start");
       try {

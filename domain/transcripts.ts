@@ -184,7 +184,8 @@ export function crd3Parser(): TranscriptParser {
   let stringBuffer = "";
   let capturingKey = false;
   let inTurns = false;
-  let turnText: string[] | null = null;
+  let turnParts: string[] | null = null; // the current turn's text, by piece
+  let turnStart = 0; // where the turn began in the current piece
   let sawTurns = false;
   const turns: Utterance[] = [];
 
@@ -202,9 +203,9 @@ export function crd3Parser(): TranscriptParser {
   };
 
   const push = (piece: string): Utterance[] => {
+    turnStart = 0;
     for (let i = 0; i < piece.length; i++) {
       const ch = piece[i]!;
-      if (turnText) turnText.push(ch);
       if (inString) {
         if (escaped) escaped = false;
         else if (ch === "\\") escaped = true;
@@ -232,19 +233,24 @@ export function crd3Parser(): TranscriptParser {
         if (depth === 2 && ch === "[" && key === "TURNS") {
           inTurns = true;
           sawTurns = true;
-        } else if (inTurns && depth === 3 && ch === "{") turnText = ["{"];
+        } else if (inTurns && depth === 3 && ch === "{") {
+          turnParts = [];
+          turnStart = i;
+        }
       } else if (ch === "}" || ch === "]") {
         depth--;
         if (depth < 0) throw new TranscriptError("Unbalanced JSON");
-        if (inTurns && depth === 2 && ch === "}" && turnText) {
-          finishTurn(turnText.join(""));
-          turnText = null;
+        if (inTurns && depth === 2 && ch === "}" && turnParts) {
+          turnParts.push(piece.slice(turnStart, i + 1));
+          finishTurn(turnParts.join(""));
+          turnParts = null;
         }
         if (inTurns && depth === 1) inTurns = false;
       } else if (depth === 0 && !/\s/u.test(ch) && ch !== "\uFEFF") {
         throw new TranscriptError("A CRD3 transcript is a JSON object");
       }
     }
+    if (turnParts) turnParts.push(piece.slice(turnStart));
     return turns.splice(0);
   };
   return {
