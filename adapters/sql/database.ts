@@ -48,13 +48,26 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
   // A small cache: the embedded database is for one machine, and WebAssembly memory never shrinks.
   const db = await PGlite.create(dataDir ?? undefined, { extensions: { pg_trgm }, postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"] });
   type PgliteRunner = Pick<PGlite, "query" | "exec">;
+  // PGlite hands every message through fresh ArrayBuffers; the collector lets them pile up
+  // (hundreds of MB after a bulk import), so a transaction that moved a lot asks for a collection.
+  let movedBytes = 0;
   const executorOf = (runner: PgliteRunner): SqlExecutor => ({
-    query: async <T>(text: string, params: readonly unknown[] = []) =>
-      (await runner.query<T>(text, params as unknown[])).rows,
+    query: async <T>(text: string, params: readonly unknown[] = []) => {
+      for (const param of params) if (typeof param === "string") movedBytes += param.length;
+      const { rows } = await runner.query<T>(text, params as unknown[]);
+      if (rows.length > 100) movedBytes += rows.length * approximateRowBytes(rows[0]);
+      collectIfHeavy();
+      return rows;
+    },
     exec: async (text) => {
       await runner.exec(text);
     },
   });
+  const collectIfHeavy = () => {
+    if (movedBytes < COLLECT_AFTER_BYTES) return;
+    movedBytes = 0;
+    (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+  };
   return {
     backend: "pglite",
     ...executorOf(db),
@@ -62,3 +75,8 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
     close: () => db.close(),
   };
 }
+
+const COLLECT_AFTER_BYTES = 2_000_000;
+
+const approximateRowBytes = (row: unknown): number =>
+  Object.values((row ?? {}) as Record<string, unknown>).reduce<number>((sum, value) => sum + (typeof value === "string" ? value.length : 8), 0);
