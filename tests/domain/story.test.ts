@@ -77,10 +77,10 @@ describe("moment presentation", () => {
       fc.property(fc.dictionary(fc.string(), fc.integer()), fc.dictionary(fc.string(), fc.option(fc.integer(), { nil: null })), (current, patch) => {
         const merged = mergeMetadata(current, patch)!;
         for (const [key, value] of Object.entries(patch)) {
-          if (value === null) expect(key in merged).toBe(false);
-          else expect(merged[key]).toBe(value);
+          if (value === null) expect(Object.hasOwn(merged, key)).toBe(false);
+          else expect(Object.hasOwn(merged, key) && merged[key]).toBe(value);
         }
-        for (const [key, value] of Object.entries(current)) if (!(key in patch)) expect(merged[key]).toBe(value);
+        for (const [key, value] of Object.entries(current)) if (!Object.hasOwn(patch, key)) expect(merged[key]).toBe(value);
       }),
     );
   });
