@@ -1,19 +1,14 @@
 // MCP over streamable HTTP with the SDK's own client, against a real server process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { newUser } from "../support/client.ts";
+import { connectMcp, payload } from "../support/mcp.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
 const CAMPAIGN_TOOLS = ["list_campaigns", "get_campaign", "get_campaign_stats", "create_campaign", "update_campaign"];
 
-async function connect(url: string, key: string) {
-  const mcp = new Client({ name: "cms-test", version: "1.0.0" });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  return mcp;
-}
+const connect = connectMcp;
 
-const payload = (result: any) => JSON.parse(result.content[0].text);
 
 describe("MCP campaign tools", () => {
   let server: TestServer;

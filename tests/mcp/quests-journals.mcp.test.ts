@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { newUser } from "../support/client.ts";
+import { connectMcp, payload } from "../support/mcp.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
-const payload = (result: any) => JSON.parse(result.content[0].text);
 
 describe("MCP quest and journal tools", () => {
   let server: TestServer;
@@ -15,8 +14,7 @@ describe("MCP quest and journal tools", () => {
   beforeAll(async () => {
     server = await startServer();
     gm = await newUser(server.url, server.adminKey, "Matt");
-    mcp = new Client({ name: "cms-test", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gm.key}` } } }));
+    mcp = await connectMcp(server.url, gm.key);
     campaignId = (await gm.api.post("/v1/campaigns", { title: "MCP quests" })).body.id;
   });
   afterAll(async () => {
