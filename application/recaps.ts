@@ -8,10 +8,9 @@ import { nowIso, type Deps } from "./deps.ts";
 
 export const API_PIPELINE_SOURCE = "api";
 
-async function sessionFor(deps: Deps, caller: Caller, sessionId: string, loc: string[]): Promise<Result<{ campaignId: string }>> {
+async function sessionFor(deps: Deps, caller: Caller, sessionId: string): Promise<Result<{ campaignId: string }>> {
   const session = await deps.records.sessions.get(sessionId);
   if (!session) return fail("not_found", "Session not found");
-  void loc;
   const access = await campaignAccess(deps, caller, session.campaign_id, "write");
   return access.ok ? ok({ campaignId: session.campaign_id }) : access;
 }
@@ -56,7 +55,7 @@ const applyAward = (award: HeroAward, fields: AwardFields): HeroAward => {
 const blankAward = (message: string, field: string, input: unknown) => ({ ok: false as const, error: invalidField(["body", field], message, input, "string_too_short") });
 
 export async function createHeroAward(deps: Deps, caller: Caller, fields: AwardFields & { session_id: string; title: string; description: string }): Promise<Result<HeroAward>> {
-  const scope = await sessionFor(deps, caller, fields.session_id, ["body", "session_id"]);
+  const scope = await sessionFor(deps, caller, fields.session_id);
   if (!scope.ok) return scope;
   const award = applyAward(
     {
@@ -151,7 +150,7 @@ async function checkMoment(repos: Repositories, entry: RecapEntry): Promise<Resu
 
 /** Creating a quote or spotlight finds or creates the session's recap pipeline (source api). */
 export async function createEntry(deps: Deps, caller: Caller, type: EntryType, fields: EntryFields & { session_id: string }): Promise<Result<QuoteView | SpotlightView>> {
-  const scope = await sessionFor(deps, caller, fields.session_id, ["body", "session_id"]);
+  const scope = await sessionFor(deps, caller, fields.session_id);
   if (!scope.ok) return scope;
   const required = REQUIRED[type];
   const value = (fields[required] ?? "").trim();

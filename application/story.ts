@@ -8,7 +8,7 @@ import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { Session, SessionType } from "../domain/sessions.ts";
 import type { Beat, Handout, Moment } from "../domain/story.ts";
 import { parserFor, sniffFormat, speakersOf, TranscriptError, type TranscriptFormat, type Utterance } from "../domain/transcripts.ts";
-import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
+import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories, SessionArtifact, StoredUtterance, TranscriptRecord } from "../ports/records.ts";
 import { campaignAccess, recordAccess, requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";

@@ -5,7 +5,7 @@ import type { User, UserRole } from "../domain/identity.ts";
 import type { JournalStatus, PermissionLevel } from "../domain/journals.ts";
 import type { QuestCategory, QuestState, QuestStatus } from "../domain/quests.ts";
 import type { Session, SessionRef, SessionType } from "../domain/sessions.ts";
-import type { Beat, BeatType, Handout, Moment } from "../domain/story.ts";
+import type { Beat, Handout, Moment } from "../domain/story.ts";
 import type { PageRequest } from "../domain/pagination.ts";
 
 export interface Listing<T> {

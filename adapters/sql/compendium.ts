@@ -22,6 +22,8 @@ export const str = (value: unknown): string => String(value);
 export const strOrNull = (value: unknown): string | null => (value == null ? null : String(value));
 export const json = (value: unknown): string => JSON.stringify(value);
 export const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+export const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : json(value));
+export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === "23505";
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 /** Runs a paged query that counts with a window function; asks again only for a page past the end. */
@@ -297,7 +299,7 @@ export function links(db: SqlExecutor): LinkRepository {
         const [row] = await db.query(`update links l set alias = $2, alias_key = $3 where l.id = $1 returning ${LINK_COLUMNS}`, [id, alias, aliasKey]);
         return row ? toLink(row) : null;
       } catch (error) {
-        if ((error as { code?: string }).code === "23505") return "conflict";
+        if (isUniqueViolation(error)) return "conflict";
         throw error;
       }
     },

@@ -3,11 +3,9 @@ import type { JournalStatus, PermissionLevel } from "../../domain/journals.ts";
 import type { QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { Session, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { FolderRepository, JournalEntry, JournalFolder, JournalRepository, Quest, QuestRepository, SessionRepository } from "../../ports/records.ts";
-import { iso, isoOrNull, json, jsonArray, likePattern, paged, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, isUniqueViolation, json, jsonArray, jsonOrNull, likePattern, paged, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
-const UNIQUE_VIOLATION = "23505";
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === UNIQUE_VIOLATION;
 
 const toSession = (row: Row): Session => ({
   id: str(row.id),
@@ -203,7 +201,6 @@ const toEntry = (row: Row): JournalEntry => ({
   updated_at: isoOrNull(row.updated_at),
 });
 
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : json(value));
 
 const entryParams = (e: JournalEntry) => [
   e.id,

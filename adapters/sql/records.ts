@@ -16,15 +16,12 @@ import type {
   SpeakerRepository,
   UserRepository,
 } from "../../ports/records.ts";
-import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lookup, paged, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
+import { characters, entities, iso, isoOrNull, isUniqueViolation, json, jsonArray, likePattern, links, lookup, paged, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
 import { folders, journals, quests, sessions } from "./journals.ts";
 import { beats, castAnalyses, handouts, moments, recaps, transcripts } from "./story.ts";
 import { migrationStatus } from "./migrate.ts";
 
-const UNIQUE_VIOLATION = "23505";
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === UNIQUE_VIOLATION;
 
 const toUser = (row: Row): User => ({
   id: str(row.id),

@@ -11,12 +11,11 @@ import type {
   SessionArtifact,
   TranscriptRepository,
 } from "../../ports/records.ts";
-import { iso, isoOrNull, json, jsonArray, likePattern, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, json, jsonArray, jsonOrNull, likePattern, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
 const num = (value: unknown) => Number(value);
 const paged = (db: SqlExecutor, from: string, order: string, params: unknown[], page: PageRequest) => pagedSelect(db, "*", from, order, params, page);
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : json(value));
 
 export function transcripts(db: SqlExecutor): TranscriptRepository {
   return {
