@@ -196,6 +196,7 @@ export async function listCharacters(deps: Deps, caller: Caller, campaignId: str
     page,
   );
   if (query.fields === "card") return ok(toPage(rows.map(characterCard), total, page));
-  const speakers = new Map((await deps.records.speakers.list(campaignId)).map((speaker) => [speaker.id, speaker]));
+  // A campaign has few speakers: one read for the page, none when no listed character has one.
+  const speakers = new Map(rows.some((c) => c.speaker_id) ? (await deps.records.speakers.list(campaignId)).map((speaker) => [speaker.id, speaker]) : []);
   return ok(toPage(rows.map((c) => characterView(c, c.speaker_id ? (speakers.get(c.speaker_id) ?? null) : null, query.with_links)), total, page));
 }

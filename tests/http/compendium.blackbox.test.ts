@@ -368,7 +368,12 @@ for (const backend of backends) {
         expect(reply.body.items).toHaveLength(10);
         for (const hit of reply.body.items) expect(hit).toMatchObject({ id: expect.any(String), type: "item", name: expect.stringContaining("Potion"), score: expect.any(Number) });
         const described = await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=mind%20flayers`);
-        expect(described.body.locations[0]).toMatchObject({ name: "Underdark", snippet: expect.stringContaining("<mark>") });
+        expect(described.body.locations[0]).toMatchObject({ name: "Underdark", snippet: "region Caverns beneath Kraghammer where the <mark>mind</mark> <mark>flayers</mark> live" });
+        // The snippet is HTML: a record's own text in it is escaped.
+        await gm.api.post("/v1/items", { campaign_id: searchCampaign.id, name: "Cursed scroll", description: `<img src=x onerror="alert(1)"> reads "Tiamat"` });
+        expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=tiamat&types=items`)).body.items[0].snippet).toBe(
+          "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; reads &quot;<mark>Tiamat</mark>&quot;",
+        );
         expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=x&types=spells`)).status).toBe(422);
         expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=`)).body.characters).toEqual([]);
       });
@@ -380,6 +385,18 @@ for (const backend of backends) {
         expect(byType.body.total).toBe(5);
         const locations = await gm.api.get(`/v1/locations?campaign_id=${searchCampaign.id}&search=Kragammer`);
         expect(locations.body.data[0].name).toBe("Kraghammer");
+      });
+
+      test("list search ranks the exact name, then names starting with the query, then other matches", async () => {
+        const ranked = (await gm.api.post("/v1/campaigns", { title: "Ranking" })).body;
+        // Created best match first, so the default newest-first order would invert them.
+        for (const name of ["Grog", "Groggy Trinket", "Old Grog"]) await gm.api.post("/v1/characters", { campaign_id: ranked.id, character_name: name });
+        await gm.api.post("/v1/characters", { campaign_id: ranked.id, character_name: "Earthbreaker", character_aliases: ["Grog's hammer"] });
+        const names = (await gm.api.get(`/v1/characters?campaign_id=${ranked.id}&search=GROG`)).body.data.map((c: any) => c.character_name);
+        expect(names.slice(0, 2)).toEqual(["Grog", "Groggy Trinket"]);
+        expect(names.slice(2).sort()).toEqual(["Earthbreaker", "Old Grog"]);
+        for (const name of ["Emon", "Emon Docks", "Old Emon"]) await gm.api.post("/v1/locations", { campaign_id: ranked.id, name });
+        expect((await gm.api.get(`/v1/locations?campaign_id=${ranked.id}&search=emon`)).body.data.map((l: any) => l.name)).toEqual(["Emon", "Emon Docks", "Old Emon"]);
       });
 
       test("search never crosses campaigns", async () => {
