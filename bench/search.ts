@@ -2,6 +2,7 @@
 // characters, 10,000 locations and 50,000 links on PostgreSQL, under a real load generator.
 //
 //   bun bench/search.ts            (needs PostgreSQL at 127.0.0.1:5432, or BENCH_POSTGRES_URL)
+//   BENCH_POOL_SIZE (default 5), BENCH_CONNECTIONS (16), BENCH_DURATION (8 s), BENCH_WARMUP (2 s), BENCH_KEEP_DB, BENCH_SEED_ONLY
 //
 // The service runs as its own process on a scratch database; load comes from bench/loadgen.mjs
 // (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is

@@ -46,7 +46,7 @@ const characterOperations: Operation[] = [
   {
     id: "listCharacters",
     summary: "List characters",
-    description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings; fields=card returns only id, character_name, type and image. ${WIKILINKS}`,
+    description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns only id, character_name, type and image. ${WIKILINKS}`,
     tag: "Characters",
     auth: "user",
     campaignAccess: "read",
@@ -133,7 +133,7 @@ const entityOperations = (kind: EntityKind): Operation[] => {
     {
       id: `list${noun}s`,
       summary: `List ${plural}`,
-      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS}`,
+      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS}`,
       tag: `${noun}s`,
       auth: "user",
       campaignAccess: "read",
@@ -284,7 +284,7 @@ export const compendiumOperations = defineOperations([
     id: "searchCampaign",
     summary: "Search a campaign",
     description:
-      "Searches every kind of record at once. Answers one bucket per type (characters, factions, locations, items, sessions, beats, moments, quests, journals), each at most 10 ranked hits with a highlighted snippet. Misspelled names still match.",
+      "Searches every kind of record at once. Answers one bucket per type (characters, factions, locations, items, sessions, beats, moments, quests, journals), each at most 10 ranked hits with a snippet: up to 24 words of HTML around the first match, matching words in <mark>, the record's text escaped. Misspelled names still match.",
     tag: "Campaigns",
     auth: "user",
     campaignAccess: "read",

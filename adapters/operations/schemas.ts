@@ -427,7 +427,7 @@ export const SearchQuery = Type.Object({
   types: Type.Optional(Type.String({ maxLength: 200, description: "Comma list of buckets: characters, factions, locations, items, sessions, beats, moments, quests, journals" })),
 });
 
-const SearchHit = Type.Object({ id: Id(), type: Type.String(), name: Type.String(), snippet: Type.String({ description: "Matched words wrapped in <mark>" }), score: Type.Number() });
+const SearchHit = Type.Object({ id: Id(), type: Type.String(), name: Type.String(), snippet: Type.String({ description: "HTML: up to 24 words around the first match, matching words wrapped in <mark>, the record's own text escaped" }), score: Type.Number() });
 export const SearchResult = Type.Object(
   Object.fromEntries(
     ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"].map((bucket) => [bucket, Type.Optional(Type.Array(SearchHit, { maxItems: 10 }))]),
