@@ -27,11 +27,26 @@ export const jsonOrNull = (value: unknown): string | null => (value === null || 
 export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === "23505";
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
-/** Runs a paged query that counts with a window function; asks again only for a page past the end. */
-export async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
+/**
+ * Runs a paged query with the total. By default the total is a separate count in the same
+ * statement (run once), so the page itself can stop after `size` rows read in index order; a
+ * `count(*) over ()` would make every page read, and keep, every row of the campaign. Ranked
+ * searches, which must see every match to order them anyway, count alongside. A page past the end
+ * asks once more for the total.
+ */
+export async function paged(
+  db: SqlExecutor,
+  select: string,
+  from: string,
+  order: string,
+  params: unknown[],
+  page: PageRequest,
+  count: "separately" | "alongside" = "separately",
+): Promise<Listing<Row>> {
   const limitAt = params.length + 1;
+  const total_count = count === "alongside" ? `count(*) over ()` : `(select count(*) ${from})`;
   const rows = await db.query(
-    `select ${select}, count(*) over ()::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
+    `select ${select}, ${total_count}::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
     [...params, page.size, offsetOf(page)],
   );
   let total = rows.length ? Number(rows[0]!.total_count) : 0;
@@ -79,6 +94,7 @@ async function searchedList(
       `((lower(${name}) = $${exact})::int + (lower(${name}) like $${prefix})::int) desc, ${order}`,
       [...params, tsquery, lowered, `${likePattern(lowered).slice(1)}`],
       page,
+      "alongside",
     );
     if (found.total > 0) return found;
   }
@@ -90,6 +106,7 @@ async function searchedList(
     `((${text} ilike $${like})::int + word_similarity($${q}, ${text})) desc, ${order}`,
     [...params, search, likePattern(search)],
     page,
+    "alongside",
   );
 }
 
