@@ -27,31 +27,23 @@ export const jsonOrNull = (value: unknown): string | null => (value === null || 
 export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === "23505";
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
+/** The total a page's rows carry; a page past the end has none, so it asks. */
+const totalOf = async (db: SqlExecutor, rows: Row[], from: string, params: unknown[], page: PageRequest): Promise<number> =>
+  rows.length ? Number(rows[0]!.total_count) : page.page > 1 ? Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n) : 0;
+
 /**
- * Runs a paged query with the total. By default the total is a separate count in the same
- * statement (run once), so the page itself can stop after `size` rows read in index order; a
- * `count(*) over ()` would make every page read, and keep, every row of the campaign. Ranked
- * searches, which must see every match to order them anyway, count alongside. A page past the end
- * asks once more for the total.
+ * Runs a paged query with the total. The total is a separate count in the same statement (run
+ * once), so the page itself can stop after `size` rows read in index order; a `count(*) over ()`
+ * would make every page read, and keep, every row of the campaign. A page past the end asks once
+ * more for the total. (Ranked searches, which see every match anyway: `rankedPage`.)
  */
-export async function paged(
-  db: SqlExecutor,
-  select: string,
-  from: string,
-  order: string,
-  params: unknown[],
-  page: PageRequest,
-  count: "separately" | "alongside" = "separately",
-): Promise<Listing<Row>> {
+export async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
   const limitAt = params.length + 1;
-  const total_count = count === "alongside" ? `count(*) over ()` : `(select count(*) ${from})`;
   const rows = await db.query(
-    `select ${select}, ${total_count}::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
+    `select ${select}, (select count(*) ${from})::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
     [...params, page.size, offsetOf(page)],
   );
-  let total = rows.length ? Number(rows[0]!.total_count) : 0;
-  if (!rows.length && page.page > 1) total = Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
-  return { rows, total };
+  return { rows, total: await totalOf(db, rows, from, params, page) };
 }
 
 /**
@@ -69,7 +61,8 @@ export const prefixQuery = (input: string): string | null => {
  * none, the fallbacks: substring anywhere, or a similar name (misspellings, by trigram word
  * similarity). Prefix matches rank the exact name first, then names that start with the query, then
  * the rest (an alias, a later word): string comparisons on the page's candidates are cheap, where
- * `ts_rank` cost half the query and told hits of one prefix word hardly apart.
+ * `ts_rank` cost half the query and told hits of one prefix word hardly apart. Newest first within
+ * a rank, as unsearched lists are.
  */
 async function searchedList(
   db: SqlExecutor,
@@ -78,7 +71,6 @@ async function searchedList(
   where: string[],
   params: unknown[],
   search: string,
-  order: string,
   page: PageRequest,
 ): Promise<Listing<Row>> {
   const [vector, text, name] = table === "c" ? ["c.search_vector", "c.search_text", "c.character_name"] : ["e.search_vector", "e.search_text", "e.name"];
@@ -87,27 +79,48 @@ async function searchedList(
   if (tsquery) {
     const [query, exact, prefix] = [params.length + 1, params.length + 2, params.length + 3];
     const lowered = search.toLowerCase();
-    const found = await paged(
+    const found = await rankedPage(
       db,
       columns,
+      table,
       from(`${vector} @@ to_tsquery('simple', $${query})`),
-      `((lower(${name}) = $${exact})::int + (lower(${name}) like $${prefix})::int) desc, ${order}`,
-      [...params, tsquery, lowered, `${likePattern(lowered).slice(1)}`],
+      [...params, tsquery],
+      `(lower(${name}) = $${exact})::int + (lower(${name}) like $${prefix})::int`,
+      [lowered, `${likePattern(lowered).slice(1)}`],
       page,
-      "alongside",
     );
     if (found.total > 0) return found;
   }
   const [q, like] = [params.length + 1, params.length + 2];
-  return paged(
-    db,
-    columns,
-    from(`(${text} ilike $${like} or $${q} <% ${text})`),
-    `((${text} ilike $${like})::int + word_similarity($${q}, ${text})) desc, ${order}`,
-    [...params, search, likePattern(search)],
-    page,
-    "alongside",
+  const fallback = from(`(${text} ilike $${like} or $${q} <% ${text})`);
+  return rankedPage(db, columns, table, fallback, [...params, search, likePattern(search)], `(${text} ilike $${like})::int + word_similarity($${q}, ${text})`, [], page);
+}
+
+/**
+ * A page of ranked matches. Every match must be ranked and counted, but only the page's rows are
+ * needed whole: ranking, counting and cutting narrow rows, then reading the page's rows by id, did
+ * the same work in about two thirds of the time of sorting whole rows.
+ */
+async function rankedPage(
+  db: SqlExecutor,
+  columns: string,
+  table: "c" | "e",
+  from: string,
+  fromParams: unknown[],
+  rank: string,
+  rankParams: unknown[],
+  page: PageRequest,
+): Promise<Listing<Row>> {
+  const limitAt = fromParams.length + rankParams.length + 1;
+  const rows = await db.query(
+    `select ${columns}, p.total_count
+     from (select ${table}.id, ${table}.created_at, ${rank} as rank, count(*) over ()::int as total_count ${from}
+           order by rank desc, ${table}.created_at desc, ${table}.id desc limit $${limitAt} offset $${limitAt + 1}) p
+     join ${table === "c" ? "characters" : "entities"} ${table} on ${table}.id = p.id
+     order by p.rank desc, p.created_at desc, p.id desc`,
+    [...fromParams, ...rankParams, page.size, offsetOf(page)],
   );
+  return { rows, total: await totalOf(db, rows, from, fromParams, page) };
 }
 
 const toCharacter = (row: Row): Character => ({
@@ -185,7 +198,7 @@ export function characters(db: SqlExecutor): CharacterRepository {
       }
       if (filters.approvedOnly) where.push(`c.approved`);
       const { rows, total } = filters.search
-        ? await searchedList(db, CHARACTER_COLUMNS, "c", where, params, filters.search, order, page)
+        ? await searchedList(db, CHARACTER_COLUMNS, "c", where, params, filters.search, page)
         : await paged(db, CHARACTER_COLUMNS, `from characters c where ${where.join(" and ")}`, order, params, page);
       return { rows: rows.map(toCharacter), total };
     },
@@ -256,7 +269,7 @@ export function entities(db: SqlExecutor): EntityRepository {
       const where = [`e.campaign_id = $1`, `e.kind = $2`];
       const order = `e.created_at desc, e.id desc`;
       const { rows, total } = filters.search
-        ? await searchedList(db, ENTITY_COLUMNS, "e", where, params, filters.search, order, page)
+        ? await searchedList(db, ENTITY_COLUMNS, "e", where, params, filters.search, page)
         : await paged(db, ENTITY_COLUMNS, `from entities e where ${where.join(" and ")}`, order, params, page);
       return { rows: rows.map(toEntity), total };
     },

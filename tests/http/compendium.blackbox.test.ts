@@ -395,6 +395,10 @@ for (const backend of backends) {
         const names = (await gm.api.get(`/v1/characters?campaign_id=${ranked.id}&search=GROG`)).body.data.map((c: any) => c.character_name);
         expect(names.slice(0, 2)).toEqual(["Grog", "Groggy Trinket"]);
         expect(names.slice(2).sort()).toEqual(["Earthbreaker", "Old Grog"]);
+        const second = (await gm.api.get(`/v1/characters?campaign_id=${ranked.id}&search=grog&size=2&page=2`)).body;
+        expect({ names: second.data.map((c: any) => c.character_name), total: second.total, pages: second.pages }).toEqual({ names: names.slice(2), total: 4, pages: 2 });
+        const beyond = (await gm.api.get(`/v1/characters?campaign_id=${ranked.id}&search=grog&size=2&page=5`)).body;
+        expect({ data: beyond.data, total: beyond.total }).toEqual({ data: [], total: 4 });
         for (const name of ["Emon", "Emon Docks", "Old Emon"]) await gm.api.post("/v1/locations", { campaign_id: ranked.id, name });
         expect((await gm.api.get(`/v1/locations?campaign_id=${ranked.id}&search=emon`)).body.data.map((l: any) => l.name)).toEqual(["Emon", "Emon Docks", "Old Emon"]);
       });
