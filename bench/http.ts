@@ -10,7 +10,7 @@
 //   BENCH_DURATION=10          measured seconds per scenario
 //   BENCH_WARMUP=2             warm-up seconds before each measurement (same connections, discarded)
 //   BENCH_CONNECTIONS=16,64    connection counts
-//   BENCH_REPEAT=3             rounds; each round runs every scenario once, in turn; medians are reported
+//   BENCH_REPEAT=5             rounds; each round runs every scenario once, in turn; medians are reported (single rounds drift by ±20 % here)
 //   BENCH_POOL_SIZE=5          DATABASE_POOL_SIZE of the service and POOL_SIZE of the one-query ceiling
 //                              (5 was the best of 5/10/20/40 on this 2-core machine; see docs/benchmarks.md)
 //   BENCH_LOG_LEVEL=warn       LOG_LEVEL of the service in the main scenarios
@@ -76,7 +76,7 @@ const SETTINGS = {
   timeLimit: intEnv("BENCH_TIME_LIMIT", 3600, 30, 7200),
   quietWait: intEnv("BENCH_QUIET_WAIT", 180, 0, 1800),
   attempts: intEnv("BENCH_ATTEMPTS", 3, 1, 10),
-  repeat: intEnv("BENCH_REPEAT", 3, 1, 20),
+  repeat: intEnv("BENCH_REPEAT", 5, 1, 20),
   soak: intEnv("BENCH_SOAK", 0, 0, 50),
 };
 const MAX_CONNECTIONS = Math.max(...SETTINGS.connections);
