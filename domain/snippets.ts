@@ -30,12 +30,11 @@ interface Token {
 }
 
 /**
- * Up to `maxWords` words of `text` around its first word matching `query` (from the start when none
- * does), whitespace collapsed, "…" where text was cut, matches in <mark>…</mark>, the rest escaped.
- * Stops reading a long text once the window is full.
+ * Up to `maxWords` words of `text` around its first word matching one of `words` (the query's, see
+ * `queryWords`; from the start when none does), whitespace collapsed, "…" where text was cut,
+ * matches in <mark>…</mark>, the rest escaped. Stops reading a long text once the window is full.
  */
-export function searchSnippet(text: string, query: string, maxWords = SNIPPET_MAX_WORDS): string {
-  const words = queryWords(query);
+export function searchSnippet(text: string, words: readonly string[], maxWords = SNIPPET_MAX_WORDS): string {
   const opening: Token[] = []; // the text's first words, shown when no word matches
   const window: Token[] = [];
   const earlier: Token[] = []; // words left out before the match, to fill a window a short text leaves open

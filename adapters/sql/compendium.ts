@@ -1,6 +1,6 @@
 // Record ports for the compendium, links, search and tasks on SQL.
 import { characterSearchText, entitySearchText, type Character, type CharacterType, type Entity, type EntityKind, type Link, type LinkFromType, type LinkToType } from "../../domain/compendium.ts";
-import { searchSnippet } from "../../domain/snippets.ts";
+import { queryWords, searchSnippet } from "../../domain/snippets.ts";
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import type {
   CharacterRepository,
@@ -52,9 +52,15 @@ export async function paged(db: SqlExecutor, select: string, from: string, order
  * Null when the input has no word at all.
  */
 export const prefixQuery = (input: string): string | null => {
-  const words = input.toLowerCase().match(/[\p{L}\p{N}]+/gu);
-  return words?.length ? words.slice(0, 16).map((word) => `${word}:*`).join(" & ") : null;
+  const words = queryWords(input);
+  return words.length ? words.slice(0, 16).map((word) => `${word}:*`).join(" & ") : null;
 };
+
+/** The searchable tables, by the alias their queries use. */
+const SEARCHED = {
+  c: { table: "characters", vector: "c.search_vector", text: "c.search_text", name: "c.character_name" },
+  e: { table: "entities", vector: "e.search_vector", text: "e.search_text", name: "e.name" },
+} as const;
 
 /**
  * List search in two steps, each served by an index: full-text prefix matches; only when there are
@@ -67,14 +73,14 @@ export const prefixQuery = (input: string): string | null => {
 async function searchedList(
   db: SqlExecutor,
   columns: string,
-  table: "c" | "e",
+  alias: keyof typeof SEARCHED,
   where: string[],
   params: unknown[],
   search: string,
   page: PageRequest,
 ): Promise<Listing<Row>> {
-  const [vector, text, name] = table === "c" ? ["c.search_vector", "c.search_text", "c.character_name"] : ["e.search_vector", "e.search_text", "e.name"];
-  const from = (match: string) => `from ${table === "c" ? "characters" : "entities"} ${table} where ${[...where, match].join(" and ")}`;
+  const { table, vector, text, name } = SEARCHED[alias];
+  const from = (match: string) => `from ${table} ${alias} where ${[...where, match].join(" and ")}`;
   const tsquery = prefixQuery(search);
   if (tsquery) {
     const [query, exact, prefix] = [params.length + 1, params.length + 2, params.length + 3];
@@ -82,7 +88,7 @@ async function searchedList(
     const found = await rankedPage(
       db,
       columns,
-      table,
+      alias,
       from(`${vector} @@ to_tsquery('simple', $${query})`),
       [...params, tsquery],
       `(lower(${name}) = $${exact})::int + (lower(${name}) like $${prefix})::int`,
@@ -93,7 +99,7 @@ async function searchedList(
   }
   const [q, like] = [params.length + 1, params.length + 2];
   const fallback = from(`(${text} ilike $${like} or $${q} <% ${text})`);
-  return rankedPage(db, columns, table, fallback, [...params, search, likePattern(search)], `(${text} ilike $${like})::int + word_similarity($${q}, ${text})`, [], page);
+  return rankedPage(db, columns, alias, fallback, [...params, search, likePattern(search)], `(${text} ilike $${like})::int + word_similarity($${q}, ${text})`, [], page);
 }
 
 /**
@@ -104,7 +110,7 @@ async function searchedList(
 async function rankedPage(
   db: SqlExecutor,
   columns: string,
-  table: "c" | "e",
+  alias: keyof typeof SEARCHED,
   from: string,
   fromParams: unknown[],
   rank: string,
@@ -114,9 +120,9 @@ async function rankedPage(
   const limitAt = fromParams.length + rankParams.length + 1;
   const rows = await db.query(
     `select ${columns}, p.total_count
-     from (select ${table}.id, ${table}.created_at, ${rank} as rank, count(*) over ()::int as total_count ${from}
-           order by rank desc, ${table}.created_at desc, ${table}.id desc limit $${limitAt} offset $${limitAt + 1}) p
-     join ${table === "c" ? "characters" : "entities"} ${table} on ${table}.id = p.id
+     from (select ${alias}.id, ${alias}.created_at, ${rank} as rank, count(*) over ()::int as total_count ${from}
+           order by rank desc, ${alias}.created_at desc, ${alias}.id desc limit $${limitAt} offset $${limitAt + 1}) p
+     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = p.id
      order by p.rank desc, p.created_at desc, p.id desc`,
     [...fromParams, ...rankParams, page.size, offsetOf(page)],
   );
@@ -486,8 +492,9 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
         : [];
       if (!rows.length) rows = await run(`(d.title ilike $6 or $2 <% d.title)`, `(d.title ilike $6)::int + word_similarity($2, d.title)`, [likePattern(query)]);
       const hits = new Map<string, SearchHit[]>();
+      const words = queryWords(query);
       for (const row of rows) {
-        const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: searchSnippet(str(row.body), query), score: Math.round(Number(row.score) * 1000) / 1000 };
+        const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: searchSnippet(str(row.body), words), score: Math.round(Number(row.score) * 1000) / 1000 };
         (hits.get(hit.doc_type) ?? hits.set(hit.doc_type, []).get(hit.doc_type)!).push(hit);
       }
       return hits;

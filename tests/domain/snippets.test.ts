@@ -19,7 +19,7 @@ describe("search snippets", () => {
   test("a snippet is a window of the text: marks and escapes removed, it reads as the text does", () => {
     fc.assert(
       fc.property(text, query, (body, q) => {
-        const snippet = searchSnippet(body, q);
+        const snippet = searchSnippet(body, queryWords(q));
         expect(collapse(body)).toContain(plain(snippet).trim());
         expect(countWords(plain(snippet))).toBeLessThanOrEqual(SNIPPET_MAX_WORDS);
       }),
@@ -29,7 +29,7 @@ describe("search snippets", () => {
   test("the text never becomes markup: only <mark> tags are tags", () => {
     fc.assert(
       fc.property(text, query, (body, q) => {
-        expect(searchSnippet(body, q).replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
+        expect(searchSnippet(body, queryWords(q)).replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
       }),
     );
   });
@@ -37,7 +37,7 @@ describe("search snippets", () => {
   test("a text with a matching word shows it marked; every mark is a matching word", () => {
     fc.assert(
       fc.property(text, query, (body, q) => {
-        const snippet = searchSnippet(body, q);
+        const snippet = searchSnippet(body, queryWords(q));
         const words = queryWords(q);
         const marks = [...snippet.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => unescape(m[1]!));
         for (const marked of marks) expect(wordMatches(marked, words)).toBe(true);
@@ -48,13 +48,13 @@ describe("search snippets", () => {
   });
 
   test("examples: context before the match, ellipses where cut, closing punctuation kept", () => {
-    expect(searchSnippet("Caverns beneath Kraghammer where the mind flayers live.", "mind flayer")).toBe(
+    expect(searchSnippet("Caverns beneath Kraghammer where the mind flayers live.", queryWords("mind flayer"))).toBe(
       "Caverns beneath Kraghammer where the <mark>mind</mark> <mark>flayers</mark> live.",
     );
     const long = `${Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")} a dragon egg ${Array.from({ length: 40 }, (_, i) => `v${i}`).join(" ")}`;
-    expect(searchSnippet(long, "dragon")).toBe(`… w37 w38 w39 a <mark>dragon</mark> egg ${Array.from({ length: 18 }, (_, i) => `v${i}`).join(" ")} …`);
-    expect(searchSnippet("No match here", "zzz")).toBe("No match here");
-    expect(searchSnippet("", "zzz")).toBe("");
+    expect(searchSnippet(long, queryWords("dragon"))).toBe(`… w37 w38 w39 a <mark>dragon</mark> egg ${Array.from({ length: 18 }, (_, i) => `v${i}`).join(" ")} …`);
+    expect(searchSnippet("No match here", queryWords("zzz"))).toBe("No match here");
+    expect(searchSnippet("", queryWords("zzz"))).toBe("");
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
   });
 });
