@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { announceSkip, recordBackends } from "../support/backends.ts";
 import { client, newUser, type Client } from "../support/client.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const backends = await recordBackends();
 
@@ -11,16 +11,13 @@ for (const backend of backends) {
   if (backend.skipReason) announceSkip("HTTP black-box", backend);
   describe.skipIf(Boolean(backend.skipReason))(`campaigns over HTTP on ${backend.name}`, () => {
     let server: TestServer;
-    let cleanup: () => Promise<void>;
     let alice: Awaited<ReturnType<typeof newUser>>;
     let bob: Awaited<ReturnType<typeof newUser>>;
     let admin: Client;
     let anonymous: Client;
 
     beforeAll(async () => {
-      const prepared = await backend.serverEnv();
-      cleanup = prepared.cleanup;
-      server = await startServer(prepared.env);
+      server = await backend.startServer();
       admin = client(server.url, server.adminKey);
       anonymous = client(server.url);
       alice = await newUser(server.url, server.adminKey, "Alice");
@@ -28,7 +25,6 @@ for (const backend of backends) {
     });
     afterAll(async () => {
       await server?.stop();
-      await cleanup?.();
     });
 
     const createCampaign = async (owner: Client, body: Record<string, unknown> = { title: "Vox Machina" }) => {

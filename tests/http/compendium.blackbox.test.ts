@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { announceSkip, recordBackends } from "../support/backends.ts";
 import { client, newUser, type Client } from "../support/client.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const backends = await recordBackends();
 
@@ -19,7 +19,6 @@ for (const backend of backends) {
   if (backend.skipReason) announceSkip("compendium HTTP black-box", backend);
   describe.skipIf(Boolean(backend.skipReason))(`compendium over HTTP on ${backend.name}`, () => {
     let server: TestServer;
-    let cleanup: () => Promise<void>;
     let gm: Awaited<ReturnType<typeof newUser>>;
     let stranger: Awaited<ReturnType<typeof newUser>>;
     let admin: Client;
@@ -27,9 +26,7 @@ for (const backend of backends) {
     let otherCampaign: any;
 
     beforeAll(async () => {
-      const prepared = await backend.serverEnv();
-      cleanup = prepared.cleanup;
-      server = await startServer(prepared.env);
+      server = await backend.startServer();
       admin = client(server.url, server.adminKey);
       gm = await newUser(server.url, server.adminKey, "Matt");
       stranger = await newUser(server.url, server.adminKey, "Stranger");
@@ -38,7 +35,6 @@ for (const backend of backends) {
     });
     afterAll(async () => {
       await server?.stop();
-      await cleanup?.();
     });
 
     const character = async (body: Record<string, unknown>) => {

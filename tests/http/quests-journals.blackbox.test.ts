@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { announceSkip, recordBackends } from "../support/backends.ts";
 import { client, newUser, type Client } from "../support/client.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const backends = await recordBackends();
 
@@ -10,7 +10,6 @@ for (const backend of backends) {
   if (backend.skipReason) announceSkip("quests and journals HTTP black-box", backend);
   describe.skipIf(Boolean(backend.skipReason))(`quests and journals over HTTP on ${backend.name}`, () => {
     let server: TestServer;
-    let cleanup: () => Promise<void>;
     let owner: Awaited<ReturnType<typeof newUser>>;
     let playerA: Awaited<ReturnType<typeof newUser>>;
     let playerB: Awaited<ReturnType<typeof newUser>>;
@@ -21,9 +20,7 @@ for (const backend of backends) {
     let emon: any;
 
     beforeAll(async () => {
-      const prepared = await backend.serverEnv();
-      cleanup = prepared.cleanup;
-      server = await startServer(prepared.env);
+      server = await backend.startServer();
       admin = client(server.url, server.adminKey);
       owner = await newUser(server.url, server.adminKey, "Owner");
       playerA = await newUser(server.url, server.adminKey, "PlayerA");
@@ -36,7 +33,6 @@ for (const backend of backends) {
     });
     afterAll(async () => {
       await server?.stop();
-      await cleanup?.();
     });
 
     const newQuest = async (body: Record<string, unknown> = {}) => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { announceSkip, recordBackends } from "../support/backends.ts";
 import { client, newUser, type Client } from "../support/client.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const backends = await recordBackends();
 const CRD3 = join(import.meta.dir, "..", "fixtures", "crd3", "C1E001.json");
@@ -14,16 +14,13 @@ for (const backend of backends) {
   if (backend.skipReason) announceSkip("story HTTP black-box", backend);
   describe.skipIf(Boolean(backend.skipReason))(`sessions and the story over HTTP on ${backend.name}`, () => {
     let server: TestServer;
-    let cleanup: () => Promise<void>;
     let gm: Awaited<ReturnType<typeof newUser>>;
     let stranger: Awaited<ReturnType<typeof newUser>>;
     let admin: Client;
     let campaign: any;
 
     beforeAll(async () => {
-      const prepared = await backend.serverEnv();
-      cleanup = prepared.cleanup;
-      server = await startServer(prepared.env);
+      server = await backend.startServer();
       admin = client(server.url, server.adminKey);
       gm = await newUser(server.url, server.adminKey, "Matt");
       stranger = await newUser(server.url, server.adminKey, "Stranger");
@@ -31,7 +28,6 @@ for (const backend of backends) {
     });
     afterAll(async () => {
       await server?.stop();
-      await cleanup?.();
     });
 
     const newSession = async (body: Record<string, unknown> = {}) => {

@@ -1,26 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { newUser } from "../support/client.ts";
-import { connectMcp, payload } from "../support/mcp.ts";
-import { startServer, type TestServer } from "../support/server.ts";
-
+import type { newUser } from "../support/client.ts";
+import { mcpGameMaster, payload } from "../support/mcp.ts";
 
 describe("MCP quest and journal tools", () => {
-  let server: TestServer;
   let gm: Awaited<ReturnType<typeof newUser>>;
   let mcp: Client;
   let campaignId: string;
+  let closeAll: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    server = await startServer();
-    gm = await newUser(server.url, server.adminKey, "Matt");
-    mcp = await connectMcp(server.url, gm.key);
-    campaignId = (await gm.api.post("/v1/campaigns", { title: "MCP quests" })).body.id;
+    ({ gm, mcp, campaignId, close: closeAll } = await mcpGameMaster("MCP quests"));
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll?.());
 
   test("the quest, journal and folder tools are listed with their hints", async () => {
     const { tools } = await mcp.listTools();

@@ -3,6 +3,7 @@ import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/d
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
+import { startServer, type TestServer } from "./server.ts";
 
 export interface Backend {
   name: "pglite" | "postgres";
@@ -10,8 +11,8 @@ export interface Backend {
   skipReason: string | null;
   /** A migrated, empty database of this backend. */
   open(): Promise<{ db: SqlDatabase; close(): Promise<void> }>;
-  /** Environment for a server process using a fresh database of this backend. */
-  serverEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
+  /** A server process on a fresh database of this backend; stopping it drops that database. */
+  startServer(): Promise<TestServer>;
 }
 
 const announced = new Set<string>();
@@ -33,9 +34,7 @@ export async function recordBackends(): Promise<Backend[]> {
         await applyMigrations(db, loadMigrations());
         return { db, close: () => db.close() };
       },
-      async serverEnv() {
-        return { env: {}, cleanup: async () => {} };
-      },
+      startServer: () => startServer(),
     },
     {
       name: "postgres",
@@ -52,9 +51,19 @@ export async function recordBackends(): Promise<Backend[]> {
           },
         };
       },
-      async serverEnv() {
+      async startServer() {
         const scratch = await scratchDatabase("server");
-        return { env: { DATABASE_URL: scratch.url }, cleanup: () => scratch.drop() };
+        const server = await startServer({ DATABASE_URL: scratch.url }).catch(async (error) => {
+          await scratch.drop();
+          throw error;
+        });
+        return {
+          ...server,
+          stop: async () => {
+            await server.stop();
+            await scratch.drop();
+          },
+        };
       },
     },
   ];
