@@ -8,34 +8,10 @@
 // member role, or the campaign must be public. A missing campaign is 404; an existing one the
 // caller may not read is 403, as in the service. The body has the service's Campaign shape.
 import { createHash } from "node:crypto";
-import postgres from "postgres";
+import { connectFromEnv, iso, KEY_SHAPE, presentedKey, reply, serveCampaignReads, unauthorized } from "./minimal-handler.ts";
 
-const port = Number(process.env.PORT);
-const url = process.env.DATABASE_URL;
-const poolSize = Number(process.env.POOL_SIZE ?? "10");
-if (!Number.isInteger(port) || port < 1 || port > 65535 || !url || !Number.isInteger(poolSize) || poolSize < 1) {
-  console.error("ceiling-one-query: set PORT, DATABASE_URL and POOL_SIZE");
-  process.exit(2);
-}
-
-const sql = postgres(url, { max: poolSize, onnotice: () => {}, connection: { application_name: "cms-bench-one-query" } });
-
-const JSON_HEADERS = { "content-type": "application/json" };
-const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
-const unauthorized = () => reply(401, { detail: "Invalid API key" }, { "www-authenticate": "Bearer" });
-
-const KEY_SHAPE = /^[A-Za-z0-9_\-]{20,200}$/;
-const ROUTE = /^\/v1\/campaigns\/([^/]+)\/?$/;
-
-const presentedKey = (headers: Headers): string | null => {
-  const direct = headers.get("x-api-key");
-  if (direct) return direct.trim();
-  const match = headers.get("authorization")?.match(/^Bearer\s+(.+)$/i);
-  return match ? match[1]!.trim() : null;
-};
-
-const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
+const database = connectFromEnv("ceiling-one-query");
+const { sql } = database;
 
 interface Row {
   user_id: string;
@@ -89,38 +65,4 @@ async function getCampaign(request: Request, campaignId: string): Promise<Respon
   });
 }
 
-const server = Bun.serve({
-  port,
-  hostname: "127.0.0.1",
-  async fetch(request) {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/health") return reply(200, { status: "ok" });
-    const match = request.method === "GET" ? pathname.match(ROUTE) : null;
-    if (!match) return reply(404, { detail: "Not Found" });
-    let id: string;
-    try {
-      id = decodeURIComponent(match[1]!);
-    } catch {
-      return reply(404, { detail: "Campaign not found" });
-    }
-    if (id.length > 200) return reply(404, { detail: "Campaign not found" });
-    try {
-      return await getCampaign(request, id);
-    } catch (error) {
-      console.error(`ceiling-one-query: ${error instanceof Error ? error.message : String(error)}`);
-      return reply(500, { detail: "Internal server error" });
-    }
-  },
-});
-
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  server.stop(true);
-  await sql.end({ timeout: 2 }).catch(() => {});
-  process.exit(0);
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-console.log(`ceiling-one-query listening on http://127.0.0.1:${server.port} (POOL_SIZE=${poolSize})`);
+serveCampaignReads("ceiling-one-query", database, getCampaign);
