@@ -1,5 +1,6 @@
 // Configuration from environment variables, checked once at start-up.
 import { resolve } from "node:path";
+import { parseCorsOrigins, type CorsOptions } from "../adapters/http/headers.ts";
 import { LOG_LEVELS, type LogLevel } from "../adapters/system/system.ts";
 
 export interface Config {
@@ -12,6 +13,7 @@ export interface Config {
   publicBaseUrl: string;
   logLevel: LogLevel;
   environment: string;
+  corsOrigins: CorsOptions["origins"];
 }
 
 export interface ConfigVariable {
@@ -31,6 +33,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "PUBLIC_BASE_URL", default: "http://localhost:$PORT", meaning: "Address clients reach the service at; used in links the service hands out." },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent. Logs are JSON lines on stderr; keys are never logged." },
   { name: "CMS_ENV", default: "development", meaning: "Environment name reported by /health." },
+  { name: "CORS_ORIGINS", default: "*", meaning: "Origins whose browser pages may call the API and /mcp: * or a comma-separated list (https://foundry.example.com). * is safe: auth is a header, never a cookie." },
 ];
 
 export class ConfigError extends Error {}
@@ -77,6 +80,9 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${get("LOG_LEVEL")}")`);
 
+  const corsOrigins = parseCorsOrigins(get("CORS_ORIGINS"));
+  if (typeof corsOrigins === "object" && "error" in corsOrigins) throw new ConfigError(corsOrigins.error);
+
   return {
     port,
     host,
@@ -87,6 +93,7 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     publicBaseUrl,
     logLevel: logLevel as LogLevel,
     environment: get("CMS_ENV") ?? "development",
+    corsOrigins,
   };
 }
 

@@ -17,8 +17,8 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
   publicBaseUrl: config.publicBaseUrl,
 });
 
-export function buildApp(deps: Deps, info: ServiceInfo) {
-  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }) });
+export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"] } = {}) {
+  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" } });
 }
 
 export interface RunningService {
@@ -35,7 +35,7 @@ export async function startService(config: Config): Promise<RunningService> {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps);
     deps.tasks.wake = worker.wake;
-    const app = buildApp(deps, serviceInfo(config));
+    const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
     app.listen({ port: config.port, hostname: config.host });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
     log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });

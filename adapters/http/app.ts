@@ -5,8 +5,10 @@ import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
 import { invoke, RawResponse, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { join } from "node:path";
 import { bodyOf, STATUS_OF } from "./failures.ts";
-import { docsPage, openApiDocument } from "./openapi.ts";
+import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
+import { DOCS_ASSETS, docsPage, openApiDocument } from "./openapi.ts";
 
 export interface HttpAppOptions {
   deps: Deps;
@@ -14,6 +16,8 @@ export interface HttpAppOptions {
   operations: readonly Operation[];
   /** Streamable-HTTP MCP endpoint, mounted at /mcp. */
   mcp?: (request: Request) => Promise<Response>;
+  /** Browser origins allowed to call; `*` unless configured (CORS_ORIGINS). */
+  cors?: CorsOptions;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -49,14 +53,19 @@ export async function* textPieces(body: ReadableStream<Uint8Array>): AsyncGenera
   if (rest) yield rest;
 }
 
-/** The campaign a request names, if any: read with the key in one round trip. */
+/**
+ * The campaign a request names, if any: read with the key in one round trip. Only a plausible id
+ * (printable ASCII) is used: the hint runs before validation, so a NUL or a lone surrogate must
+ * not reach the database there (validation answers 422 for it after the key is checked).
+ */
 export const campaignHint = (...sources: Record<string, unknown>[]): string | undefined => {
   for (const source of sources) {
     const id = source.campaign_id;
-    if (typeof id === "string" && id.length > 0 && id.length <= 200) return id;
+    if (typeof id === "string" && PLAUSIBLE_ID.test(id)) return id;
   }
   return undefined;
 };
+const PLAUSIBLE_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
 
@@ -83,7 +92,31 @@ async function readJsonBody(request: Request): Promise<BodyRead> {
   }
 }
 
-export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
+const ASSETS_DIR = join(import.meta.dir, "assets");
+const DOCS_ASSET_FILES: Record<string, { file: string; type: string }> = {
+  [DOCS_ASSETS.script]: { file: "scalar-api-reference.js", type: "text/javascript; charset=utf-8" },
+  [DOCS_ASSETS.init]: { file: "docs-init.js", type: "text/javascript; charset=utf-8" },
+};
+
+/** A vendored asset, gzipped once when the client takes it; versioned names make it cacheable. */
+function assetServer() {
+  const cache = new Map<string, { plain: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; etag: string }>();
+  return async (path: string, request: Request): Promise<Response> => {
+    const asset = DOCS_ASSET_FILES[path]!;
+    let entry = cache.get(path);
+    if (!entry) {
+      const plain = new Uint8Array(await Bun.file(join(ASSETS_DIR, asset.file)).arrayBuffer());
+      entry = { plain, gzip: new Uint8Array(Bun.gzipSync(plain)), etag: `"${Bun.hash(plain).toString(36)}"` };
+      cache.set(path, entry);
+    }
+    const headers: Record<string, string> = { "content-type": asset.type, etag: entry.etag, "cache-control": "public, max-age=86400", vary: "Accept-Encoding" };
+    if (request.headers.get("if-none-match") === entry.etag) return new Response(null, { status: 304, headers });
+    if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return new Response(entry.gzip, { headers: { ...headers, "content-encoding": "gzip" } });
+    return new Response(entry.plain, { headers });
+  };
+}
+
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" } }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -122,16 +155,32 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
 
   const app = new Elysia({ name: "campaign-memory-service" });
 
+  const methodsAt = (pathname: string) => [...new Set(routeShapes.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method))];
+
   app.onRequest(({ request, set }) => {
     const requestId = request.headers.get("x-request-id")?.slice(0, 100) || crypto.randomUUID();
+    const { pathname } = new URL(request.url);
+    Object.assign(set.headers, BASE_SECURITY_HEADERS, corsHeaders(cors, request.headers.get("origin")));
     set.headers["x-request-id"] = requestId;
+    const asset = pathname.startsWith("/docs/assets/");
+    // Answers carry campaign data for one key: no cache may keep them.
+    if (!asset) set.headers["cache-control"] = "no-store";
+    set.headers["content-security-policy"] = pathname === "/docs" || pathname === "/docs/" ? DOCS_CSP : API_CSP;
+    // Preflights carry no credentials: answered before any auth, for every route the path has.
+    if (request.method === "OPTIONS") {
+      const methods = methodsAt(pathname);
+      if (!methods.length) return jsonResponse(404, { detail: "Not Found" });
+      const preflight = preflightResponse(cors, request, methods);
+      preflight.headers.set("x-request-id", requestId);
+      for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) preflight.headers.set(name, value);
+      return preflight;
+    }
   });
 
   app.onError(({ code, error, request, set }) => {
     if (code === "NOT_FOUND") {
-      const { pathname } = new URL(request.url);
-      const allowed = routeShapes.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method);
-      if (allowed.length) return jsonResponse(405, { detail: "Method Not Allowed" }, { allow: [...new Set(allowed)].join(", ") });
+      const allowed = methodsAt(new URL(request.url).pathname);
+      if (allowed.length) return jsonResponse(405, { detail: "Method Not Allowed" }, { allow: [...allowed, "OPTIONS"].join(", ") });
       return jsonResponse(404, { detail: "Not Found" });
     }
     if (code === "PARSE") return jsonResponse(422, { detail: [{ type: "json_invalid", loc: ["body"], msg: "Request body could not be parsed", input: {} }] });
@@ -155,7 +204,10 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
   }
 
   app.get("/openapi.json", () => jsonResponse(200, openapi));
+  routeShapes.push({ method: "GET", pattern: /^\/(openapi\.json|docs\/?)$/ });
   app.get("/docs", () => new Response(docsPage("/openapi.json"), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  const serveAsset = assetServer();
+  for (const path of Object.keys(DOCS_ASSET_FILES)) app.get(path, ({ request }: { request: Request }) => serveAsset(path, request));
   if (mcp) {
     for (const method of ["GET", "POST", "DELETE"] as const) {
       routeShapes.push({ method, pattern: /^\/mcp\/?$/ });

@@ -91,7 +91,14 @@ export const docsPage = (specUrl: string) => `<!doctype html>
 </head>
 <body>
   <noscript>The interactive reference needs JavaScript. The raw document is at <a href="${specUrl}">${specUrl}</a>.</noscript>
-  <script id="api-reference" data-url="${specUrl}"></script>
-  <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+  <div id="api-reference" data-url="${specUrl}"></div>
+  <script src="${DOCS_ASSETS.script}"></script>
+  <script src="${DOCS_ASSETS.init}"></script>
 </body>
 </html>`;
+
+/** The page's scripts, served by this server from `adapters/http/assets/` (see its README). */
+export const DOCS_ASSETS = {
+  script: "/docs/assets/scalar-api-reference-1.72.1.js",
+  init: "/docs/assets/docs-init.js",
+} as const;

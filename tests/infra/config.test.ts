@@ -21,6 +21,7 @@ describe("configuration", () => {
       PUBLIC_BASE_URL: "https://cms.example.com/",
       LOG_LEVEL: "WARN",
       CMS_ENV: "production",
+      CORS_ORIGINS: "https://foundry.example.com, http://localhost:30000/",
     });
     expect(config).toEqual({
       port: 9001,
@@ -32,11 +33,14 @@ describe("configuration", () => {
       publicBaseUrl: "https://cms.example.com",
       logLevel: "warn",
       environment: "production",
+      corsOrigins: ["https://foundry.example.com", "http://localhost:30000"],
     });
   });
 
   test.each([
     [{ PORT: "abc" }, "PORT"],
+    [{ CORS_ORIGINS: "foundry.example.com" }, "CORS_ORIGINS"],
+    [{ CORS_ORIGINS: "https://foundry.example.com/path" }, "CORS_ORIGINS"],
     [{ PORT: "70000" }, "PORT"],
     [{ PORT: "80.5" }, "PORT"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
