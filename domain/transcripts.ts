@@ -264,7 +264,33 @@ export function crd3Parser(): TranscriptParser {
 }
 
 export const parserFor = (format: TranscriptFormat): TranscriptParser =>
-  format === "plain" ? plainTextParser() : format === "vtt" ? vttParser() : format === "srt" ? srtParser() : crd3Parser();
+  textOnly(format === "plain" ? plainTextParser() : format === "vtt" ? vttParser() : format === "srt" ? srtParser() : crd3Parser());
+
+/** Text that no database or client can hold: NUL (U+0000) and lone UTF-16 surrogates. */
+const unstorable = (text: string) => text.includes("\u0000") || !text.isWellFormed();
+const storable = (text: string) => text.replaceAll("\u0000", "").toWellFormed();
+
+/**
+ * A NUL byte in the body means a binary file, not a transcript: refused. Escaped NULs or lone
+ * surrogates inside CRD3 strings are dropped or replaced (U+FFFD) so one bad escape does not
+ * refuse an evening's transcript.
+ */
+function textOnly(parser: TranscriptParser): TranscriptParser {
+  const clean = (utterances: Utterance[]) => {
+    for (const u of utterances) {
+      if (unstorable(u.speaker)) u.speaker = storable(u.speaker);
+      if (unstorable(u.text)) u.text = storable(u.text);
+    }
+    return utterances;
+  };
+  return {
+    push(piece) {
+      if (piece.includes("\u0000")) throw new TranscriptError("The transcript is not text: it contains NUL bytes (a binary file?)");
+      return clean(parser.push(piece));
+    },
+    end: () => clean(parser.end()),
+  };
+}
 
 /** Guesses a format from the content type and the first characters. */
 export function sniffFormat(contentType: string | null, head: string): TranscriptFormat {

@@ -122,7 +122,9 @@ export function flatInputSchema(operation: Operation): TObject {
 export function splitFlatInput(operation: Operation, args: Record<string, unknown>): Record<InputPart, unknown> {
   const split: Record<InputPart, Record<string, unknown>> = { path: {}, query: {}, body: {} };
   const parts = partsOf(operation);
-  for (const [name, value] of Object.entries(args)) {
+  const named = { ...args };
+  for (const { schema } of parts) Object.assign(named, withIdAliases(schema, named));
+  for (const [name, value] of Object.entries(named)) {
     const owner = parts.find(({ schema }) => name in schema.properties) ?? parts.find(({ part }) => part === "body");
     if (owner) split[owner.part][name] = value;
   }
@@ -249,17 +251,58 @@ function coerceStrings(schema: TObject, values: Record<string, unknown>): Record
   return out;
 }
 
-/** PostgreSQL text cannot hold U+0000; refuse it at the door instead of failing in the database. */
-function nulIssues(value: unknown, loc: (string | number)[], found: FieldIssue[]): FieldIssue[] {
+/**
+ * Other spellings clients use for the campaign id (the legacy world name, camelCase): each maps to
+ * the name the operation declares when that one is absent.
+ */
+const ID_SPELLINGS: Record<string, readonly string[]> = {
+  campaign_id: ["world_id", "campaignId", "worldId"],
+  world_id: ["campaign_id", "worldId", "campaignId"],
+};
+
+function withIdAliases(schema: TObject, values: Record<string, unknown>): Record<string, unknown> {
+  let out = values;
+  for (const [name, spellings] of Object.entries(ID_SPELLINGS)) {
+    if (!(name in schema.properties) || values[name] !== undefined) continue;
+    const spelling = spellings.find((other) => values[other] !== undefined && !(other in schema.properties));
+    if (spelling) out = { ...out, [name]: values[spelling] };
+  }
+  return out;
+}
+
+/** Deeper JSON than any record needs; checked before anything recursive touches the input. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** The first top-level field whose value nests deeper than the limit, without recursion. */
+function tooDeepField(value: Record<string, unknown>): string | null {
+  for (const [field, root] of Object.entries(value)) {
+    const stack: [unknown, number][] = [[root, 1]];
+    while (stack.length) {
+      const [item, depth] = stack.pop()!;
+      if (item === null || typeof item !== "object") continue;
+      if (depth > MAX_INPUT_DEPTH) return field;
+      for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, and a lone UTF-16 surrogate is not Unicode at all: refuse
+ * both at the door instead of failing in the database or storing text no client can decode.
+ */
+function textIssues(value: unknown, loc: (string | number)[], found: FieldIssue[]): FieldIssue[] {
   if (found.length >= 10) return found;
-  const msg = "Text cannot contain the NUL character (\\u0000)";
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) found.push({ type: "string_nul", loc, msg, input: value });
-  } else if (Array.isArray(value)) value.forEach((item, index) => nulIssues(item, [...loc, index], found));
+  const check = (text: string, at: (string | number)[]) => {
+    if (text.includes("\u0000")) found.push({ type: "string_nul", loc: at, msg: "Text cannot contain the NUL character (\\u0000)", input: text });
+    else if (!text.isWellFormed()) found.push({ type: "string_unicode", loc: at, msg: "Text must be valid Unicode (it contains a lone UTF-16 surrogate)", input: text.toWellFormed() });
+  };
+  if (typeof value === "string") check(value, loc);
+  else if (Array.isArray(value)) value.forEach((item, index) => textIssues(item, [...loc, index], found));
   else if (value && typeof value === "object")
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes("\u0000")) found.push({ type: "string_nul", loc: [...loc, key], msg, input: key });
-      nulIssues(item, [...loc, key], found);
+      check(key, [...loc, key]);
+      textIssues(item, [...loc, key], found);
     }
   return found;
 }
@@ -277,19 +320,25 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
   for (const { part, schema, check } of partsOf(operation)) {
     const given = raw[part] ?? {};
     if (!isPlainObject(given)) {
-      issues.push({ type: "model_attributes_type", loc: [part], msg: "Input should be a valid object", input: given });
+      // Not echoed when it is a structure: it may nest deeper than anything can serialize back.
+      issues.push({ type: "model_attributes_type", loc: [part], msg: "Input should be a valid object", input: typeof given === "object" ? null : given });
       continue;
     }
-    let value: unknown = Value.Default(schema, Value.Clone(given));
+    const deep = tooDeepField(given);
+    if (deep !== null) {
+      issues.push({ type: "json_too_deep", loc: [part, deep], msg: `Input nests deeper than ${MAX_INPUT_DEPTH} levels`, input: null });
+      continue;
+    }
+    let value: unknown = Value.Default(schema, Value.Clone(withIdAliases(schema, given)));
     if (part !== "body") value = coerceStrings(schema, value as Record<string, unknown>);
     if (!check.Check(value)) {
       issues.push(...issuesOf(part, schema, value));
       continue;
     }
     const cleaned = Value.Clean(schema, value) as Record<string, unknown>;
-    const nul = nulIssues(cleaned, [part], []);
-    if (nul.length) {
-      issues.push(...nul);
+    const bad = textIssues(cleaned, [part], []);
+    if (bad.length) {
+      issues.push(...bad);
       continue;
     }
     decoded[part] = cleaned;
