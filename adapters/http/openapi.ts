@@ -88,10 +88,11 @@ export const docsPage = (specUrl: string) => `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Campaign Memory Service — API reference</title>
+  <link rel="icon" href="data:,">
 </head>
 <body>
   <noscript>The interactive reference needs JavaScript. The raw document is at <a href="${specUrl}">${specUrl}</a>.</noscript>
-  <div id="api-reference" data-url="${specUrl}"></div>
+  <div id="reference" data-spec-url="${specUrl}"></div>
   <script src="${DOCS_ASSETS.script}"></script>
   <script src="${DOCS_ASSETS.init}"></script>
 </body>
