@@ -1,5 +1,5 @@
 // The whole service in this process on an in-memory PGlite: for tests that need many cheap requests.
-import { openPglite } from "../../adapters/sql/database.ts";
+import { openPglite, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { jsonLogger } from "../../adapters/system/system.ts";
 import { ensureAdminKey } from "../../application/identity.ts";
@@ -8,9 +8,10 @@ import { buildDeps, loadMigrations } from "../../infra/container.ts";
 import { buildApp, serviceInfo } from "../../infra/service.ts";
 import { randomAdminKey } from "./server.ts";
 
-export async function inProcessService() {
-  const db = await openPglite(null);
-  await applyMigrations(db, loadMigrations());
+/** On an in-memory PGlite, or on `database` (already migrated; the caller closes it). */
+export async function inProcessService(database?: SqlDatabase) {
+  const db = database ?? (await openPglite(null));
+  if (!database) await applyMigrations(db, loadMigrations());
   const logged: string[] = [];
   const deps = buildDeps(db, jsonLogger("debug", (line) => logged.push(line)));
   const adminKey = randomAdminKey();
@@ -25,5 +26,5 @@ export async function inProcessService() {
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       }),
     );
-  return { app, deps, adminKey, info, logged, request, close: () => db.close() };
+  return { app, db, deps, adminKey, info, logged, request, close: () => (database ? Promise.resolve() : db.close()) };
 }
