@@ -121,7 +121,7 @@ export async function listBeats(
       const all = await deps.records.beats.allBySession(session.id);
       const linksFrom = new Map<string, BeatNode["linkedEntities"]>();
       for (const beat of all) {
-        const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 })).rows;
+        const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 }, caller.userId)).rows;
         const of = (type: string) => links.filter((l) => l.to_type === type).map((l) => l.to_id);
         linksFrom.set(beat.id, { characters: of("Character"), factions: of("Faction"), locations: of("Location"), items: of("Item") });
       }
