@@ -1,6 +1,6 @@
 // Link maintenance: bulk edits of a campaign's wikilinks, run as durable background tasks.
 import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
-import { LINK_TO_TYPES, type Link, type LinkToType } from "../domain/compendium.ts";
+import { RESOLUTION_ORDER, type Link, type LinkToType } from "../domain/compendium.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { atLeast } from "../domain/journals.ts";
@@ -37,8 +37,12 @@ export interface TaskView {
 
 const taskView = ({ payload: _payload, created_by: _by, ...task }: Task): TaskView => task;
 
+/** Kinds a [[wikilink]] can name: only their mentions in text are rewritten (a moment's never are). */
+const namedByWikilinks = (type: string) => (RESOLUTION_ORDER as readonly string[]).includes(type);
+
+/** The target of the given type; without one, a record wikilinks can name (what a new target must be). */
 async function findTarget(repos: Repositories, type: LinkToType | undefined, id: string): Promise<RecordRef | null> {
-  for (const candidate of type ? [type] : LINK_TO_TYPES) {
+  for (const candidate of type ? [type] : RESOLUTION_ORDER) {
     const found = await repos.lookup.findRecord(candidate, id);
     if (found) return found;
   }
@@ -57,6 +61,8 @@ export async function requestMaintenance(
   const targetType = request.target_type ?? routeType;
   const target = await findTarget(deps.records, targetType, request.target_id);
   if (!target || target.campaign_id !== request.campaign_id) return fail("not_found", `${targetType} ${request.target_id} not found in this campaign`);
+  if (request.operation === "add" && !namedByWikilinks(target.type))
+    return { ok: false, error: invalidField(["body", "target_type"], `Wikilinks name characters, factions, locations and items; mentions cannot be linked to a ${target.type}`, target.type) };
   if (request.operation === "update") {
     if (!request.new_alias && !request.new_target_id)
       return { ok: false, error: invalidField(["body", "new_alias"], "An update needs new_alias or new_target_id", null, "missing") };
@@ -141,14 +147,16 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
   const campaignId = request.campaign_id;
   const names = [target.name, ...(target.aliases ?? [])];
   const notOwnText = (sources: TextSource[]) => sources.filter((source) => source.sourceId !== target.id);
+  // Markup naming a moment's label never linked to the moment, so only links change for one.
+  const textsMentioning = async (needle: string) => (namedByWikilinks(target.type) ? tx.lookup.textsMentioning(campaignId, needle) : []);
 
   if (request.operation === "add") {
     const alias = normalizeAlias(request.alias ?? "") || target.name;
-    await rewriteTexts(tx, deps, campaignId, notOwnText(await tx.lookup.textsMentioning(campaignId, alias)), (text) => linkMentions(text, alias, target.name), counts);
+    await rewriteTexts(tx, deps, campaignId, notOwnText(await textsMentioning(alias)), (text) => linkMentions(text, alias, target.name), counts);
   } else if (request.operation === "remove") {
     const unlinked = request.alias ? [normalizeAlias(request.alias)] : names;
     for (const name of unlinked)
-      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => unlinkTarget(text, name), counts);
+      await rewriteTexts(tx, deps, campaignId, await textsMentioning(name), (text) => unlinkTarget(text, name), counts);
     const keys = new Set(unlinked.map(aliasKey));
     for (const link of await linksTo(target.id)) {
       if (!request.alias || keys.has(aliasKey(link.alias))) counts.links_removed += Number(await tx.links.delete(link.id));
@@ -158,7 +166,7 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
       const next = await findTarget(tx, undefined, request.new_target_id);
       if (!next || next.campaign_id !== campaignId) throw new Error("the new target no longer exists");
       for (const name of names)
-        await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => retargetLinks(text, name, next.name), counts);
+        await rewriteTexts(tx, deps, campaignId, await textsMentioning(name), (text) => retargetLinks(text, name, next.name), counts);
       const remaining = await linksTo(target.id);
       await tx.links.retarget(remaining.map((link) => link.id), next.type as LinkToType, next.id);
       counts.links_updated += remaining.length;
@@ -167,7 +175,7 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
       const newAlias = normalizeAlias(request.new_alias);
       const oldAlias = normalizeAlias(request.alias ?? "") || target.name;
       const pointAt = request.new_target_id ? request.new_target_id : target.id;
-      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, oldAlias), (text) => retargetLinks(text, oldAlias, newAlias), counts);
+      await rewriteTexts(tx, deps, campaignId, await textsMentioning(oldAlias), (text) => retargetLinks(text, oldAlias, newAlias), counts);
       for (const link of await linksTo(pointAt)) {
         if (aliasKey(link.alias) !== aliasKey(oldAlias)) continue;
         const updated = await tx.links.updateAlias(link.id, newAlias, aliasKey(newAlias));

@@ -247,6 +247,20 @@ for (const backend of backends) {
         const [node] = (await owner.api.get(`/v1/beats?session_id=${session}&include_hierarchy=true`)).body;
         expect(node.linkedEntities).toEqual({ characters: [vex.id], factions: [clasp.id], locations: [emon.id], items: [bow.id] });
 
+        // Maintenance on a moment changes its links, never text: wikilinks cannot name a moment.
+        const addToMoment = await owner.api.post("/v1/moments/links/maintenance", { operation: "add", campaign_id: cid, target_id: toast.id });
+        expect(addToMoment.status).toBe(422);
+        expect(addToMoment.body.detail[0]).toMatchObject({ loc: ["body", "target_type"], msg: "Wikilinks name characters, factions, locations and items; mentions cannot be linked to a Moment" });
+        await owner.api.patch(`/v1/campaigns/${cid}`, { summary: "Raise [[A toast to Vox Machina]]" });
+        const removeMoment = await owner.api.post("/v1/moments/links/maintenance", { operation: "remove", campaign_id: cid, target_id: toast.id });
+        expect(removeMoment.status).toBe(202);
+        expect((await waitForTask(owner.api, removeMoment.body.task_id)).result).toEqual({ texts_changed: 0, links_added: 0, links_removed: 1, links_updated: 0 });
+        expect((await owner.api.get(`/v1/campaigns/${cid}/links?to_id=${toast.id}`)).body.total).toBe(0);
+        expect((await owner.api.get(`/v1/campaigns/${cid}?with_links=true`)).body.summary).toBe("Raise [[A toast to Vox Machina]]");
+        const toMoment = await owner.api.post("/v1/characters/links/maintenance", { operation: "update", campaign_id: cid, target_id: vex.id, new_target_id: toast.id });
+        expect(toMoment.status).toBe(404);
+        expect(toMoment.body).toEqual({ detail: `New target ${toast.id} not found in this campaign` });
+
         // Beats and moments of another campaign are refused as sources.
         const elsewhere = await newCampaign("Elsewhere");
         const foreignBeat = (await owner.api.post("/v1/beats", { campaign_id: elsewhere, label: "Far away", type: "major" })).body;
