@@ -3,6 +3,8 @@ import { accessLevelOf, deniedDetail, grants, type AccessLevel } from "../domain
 import type { Campaign } from "../domain/campaign.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
+import { journalPermission, type PermissionLevel } from "../domain/journals.ts";
+import type { JournalEntry, Repositories } from "../ports/records.ts";
 import type { AuthenticatedCaller } from "./auth.ts";
 import type { Deps } from "./deps.ts";
 
@@ -50,4 +52,10 @@ export async function recordAccess<T extends { campaign_id: string }>(
   if (!record) return fail("not_found", notFoundDetail);
   const access = await campaignAccess(deps, caller, record.campaign_id, needed);
   return access.ok ? ok({ record, access: access.value }) : access;
+}
+
+/** What a user may do with a journal entry, or null when they may not see it (the domain rule on stored shares). */
+export async function journalEntryPermission(repos: Pick<Repositories, "journals">, entry: JournalEntry, userId: string): Promise<PermissionLevel | null> {
+  const shares = await repos.journals.shares(entry.id);
+  return journalPermission({ authorId: entry.author_id, isPublic: entry.is_public, shares: new Map(shares.map((s) => [s.user_id, s.level])) }, userId);
 }

@@ -3,7 +3,7 @@ import { wouldCreateCycle } from "../domain/compendium.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import { mayHaveParent, nest, type Beat, type BeatType, type HierarchyNode } from "../domain/story.ts";
+import { mayHaveParent, mergeMetadata, nest, type Beat, type BeatType, type HierarchyNode } from "../domain/story.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";
@@ -25,6 +25,18 @@ export interface BeatFields {
   parent_id?: string | null;
   metadata?: Record<string, unknown> | null;
   game_session_id?: string | null;
+  game_session_ids?: string[] | null;
+}
+
+/**
+ * The sessions a write asks for: `game_session_ids` is the list (duplicates dropped, order kept)
+ * and `game_session_id`, when given too, goes first. Undefined when neither is sent.
+ */
+function requestedSessions(fields: BeatFields, current: readonly string[]): string[] | undefined {
+  const { game_session_id: first, game_session_ids: list } = fields;
+  if (list === undefined && first === undefined) return undefined;
+  if (list === undefined) return first ? [first, ...current.filter((id) => id !== first)] : [];
+  return [...new Set([...(first ? [first] : []), ...(list ?? [])])];
 }
 
 async function applyFields(repos: Repositories, base: Beat, fields: BeatFields): Promise<Result<Beat>> {
@@ -34,15 +46,18 @@ async function applyFields(repos: Repositories, base: Beat, fields: BeatFields):
   if (fields.type !== undefined) next.type = fields.type;
   if (fields.description !== undefined) next.description = fields.description;
   if (fields.index !== undefined) next.index = fields.index;
-  if (fields.metadata !== undefined) next.metadata = fields.metadata;
+  if (fields.metadata !== undefined) next.metadata = mergeMetadata(next.metadata, fields.metadata);
   if (fields.parent_id !== undefined) next.parent_id = fields.parent_id || null;
-  if (fields.game_session_id !== undefined) {
-    if (fields.game_session_id) {
-      const session = await repos.sessions.get(fields.game_session_id);
-      if (!session || session.campaign_id !== next.campaign_id)
-        return { ok: false, error: invalidField(["body", "game_session_id"], "Session must belong to the same campaign", fields.game_session_id) };
-      next.game_session_ids = [fields.game_session_id, ...next.game_session_ids.filter((id) => id !== fields.game_session_id)];
-    } else next.game_session_ids = [];
+  const sessions = requestedSessions(fields, next.game_session_ids);
+  if (sessions) {
+    const known = await repos.sessions.refs(next.campaign_id, sessions);
+    const missing = sessions.find((id) => !known.has(id));
+    if (missing !== undefined) {
+      const listed = fields.game_session_ids?.indexOf(missing) ?? -1;
+      const loc = listed >= 0 ? ["body", "game_session_ids", listed] : ["body", "game_session_id"];
+      return { ok: false, error: invalidField(loc, "Session must belong to the same campaign", missing) };
+    }
+    next.game_session_ids = sessions;
   }
   if (next.parent_id) {
     if (!mayHaveParent(next.type)) return { ok: false, error: invalidField(["body", "parent_id"], "Only minor beats and steps have a parent", next.parent_id) };
@@ -121,7 +136,7 @@ export async function listBeats(
       const all = await deps.records.beats.allBySession(session.id);
       const linksFrom = new Map<string, BeatNode["linkedEntities"]>();
       for (const beat of all) {
-        const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 })).rows;
+        const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 }, caller.userId)).rows;
         const of = (type: string) => links.filter((l) => l.to_type === type).map((l) => l.to_id);
         linksFrom.set(beat.id, { characters: of("Character"), factions: of("Faction"), locations: of("Location"), items: of("Item") });
       }

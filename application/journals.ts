@@ -6,7 +6,6 @@ import {
   CAMPAIGN_TOKEN_LIMIT,
   ENTRY_TOKEN_LIMIT,
   estimateTokens,
-  journalPermission,
   normalizeFolderPath,
   REQUEST_CHARACTER_LIMIT,
   statusTimestamps,
@@ -18,7 +17,7 @@ import { chunkText, lexicalToPlainText } from "../domain/richtext.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import { wouldCreateCycle } from "../domain/compendium.ts";
 import type { JournalEntry, JournalFolder, JournalShare, Repositories } from "../ports/records.ts";
-import { campaignAccess } from "./access.ts";
+import { campaignAccess, journalEntryPermission } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -49,19 +48,13 @@ export type JournalDetail = JournalEntry & { permission_level: PermissionLevel }
 export type JournalListItem = Omit<JournalEntry, "content" | "content_rich" | "content_metadata">;
 export type JournalCard = Pick<JournalEntry, "id" | "title" | "summary" | "updated_at" | "folder_id">;
 
-/** What the caller may do with an entry, or null when they may not see it. */
-async function permissionOn(repos: Repositories, entry: JournalEntry, userId: string): Promise<PermissionLevel | null> {
-  const shares = await repos.journals.shares(entry.id);
-  return journalPermission({ authorId: entry.author_id, isPublic: entry.is_public, shares: new Map(shares.map((s) => [s.user_id, s.level])) }, userId);
-}
-
 /** The entry if the caller can see it with at least `needed`: invisible entries are 404, visible but not permitted 403. */
 async function entryFor(deps: Deps, caller: Caller, entryId: string, needed: PermissionLevel): Promise<Result<{ entry: JournalEntry; level: PermissionLevel }>> {
   const entry = await deps.records.journals.get(entryId);
   if (!entry) return fail("not_found", ENTRY_NOT_FOUND);
   const access = await campaignAccess(deps, caller, entry.campaign_id, "read");
   if (!access.ok) return access.error.failure === "forbidden" ? fail("not_found", ENTRY_NOT_FOUND) : access;
-  const level = await permissionOn(deps.records, entry, caller.userId);
+  const level = await journalEntryPermission(deps.records, entry, caller.userId);
   if (!level) return fail("not_found", ENTRY_NOT_FOUND);
   if (!atLeast(level, needed)) return fail("forbidden", `This needs ${needed} permission on the journal entry; you have ${level}`);
   return ok({ entry, level });

@@ -3,10 +3,11 @@ import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
 import { linkAlias, linkAliasKey, RESOLUTION_ORDER, type Link, type LinkFromType, type LinkToType } from "../domain/compendium.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
+import { atLeast } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { wikilinkTargets } from "../domain/wikilinks.ts";
 import type { LinkFilters, RecordRef, Repositories } from "../ports/records.ts";
-import { campaignAccess } from "./access.ts";
+import { campaignAccess, journalEntryPermission } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
 type IdsAndClock = Pick<Deps, "ids" | "clock">;
@@ -60,7 +61,7 @@ export async function syncWikilinks(
 export async function listLinks(deps: Deps, caller: Caller, campaignId: string, filters: LinkFilters, page: PageRequest): Promise<Result<Page<Link>>> {
   const access = await campaignAccess(deps, caller, campaignId, "read");
   if (!access.ok) return access;
-  const { rows, total } = await deps.records.links.list(campaignId, filters, page);
+  const { rows, total } = await deps.records.links.list(campaignId, filters, page, caller.userId);
   return ok(toPage(rows, total, page));
 }
 
@@ -77,13 +78,20 @@ export async function createLink(deps: Deps, caller: Caller, campaignId: string,
   const access = await campaignAccess(deps, caller, campaignId, "write");
   if (!access.ok) return access;
   const [from, to] = await Promise.all([deps.records.lookup.findRecord(draft.from_type, draft.from_id), deps.records.lookup.findRecord(draft.to_type, draft.to_id)]);
-  if (!from) return fail("not_found", `Link source ${draft.from_type} ${draft.from_id} not found`);
-  if (!to) return fail("not_found", `Link target ${draft.to_type} ${draft.to_id} not found`);
+  // Each end in turn, missing or invisible alike, so an answer never tells an unseen entry from no entry.
+  for (const [end, ref, type, id] of [["source", from, draft.from_type, draft.from_id], ["target", to, draft.to_type, draft.to_id]] as const) {
+    const notFound = `Link ${end} ${type} ${id} not found`;
+    if (!ref) return fail("not_found", notFound);
+    const allowed = await journalEndWritable(deps, caller, type, id, notFound);
+    if (!allowed.ok) return allowed;
+  }
+  if (!from || !to) return fail("not_found", "Link source or target not found"); // (checked above; narrows the types)
   for (const [end, ref] of [["from_id", from], ["to_id", to]] as const) {
     if (ref.campaign_id !== campaignId)
       return { ok: false, error: invalidField(["body", end], "Link source and target must both belong to this campaign", end === "from_id" ? draft.from_id : draft.to_id) };
   }
   const alias = linkAlias(draft.alias, to.name);
+  if (!alias) return { ok: false, error: invalidField(["body", "alias"], "The target has no name, so the link needs an alias", draft.alias ?? null, "missing") };
   const link = await deps.records.links.upsert({
     id: deps.ids.next(),
     campaign_id: campaignId,
@@ -99,11 +107,29 @@ export async function createLink(deps: Deps, caller: Caller, campaignId: string,
   return ok(link);
 }
 
+/**
+ * A link end that is a journal entry follows the entry's permissions: writing the link needs edit
+ * on the entry (the link is part of what the entry says); an entry the caller cannot see answers
+ * `notFound`, exactly as a missing one, so its existence does not leak.
+ */
+async function journalEndWritable(deps: Deps, caller: Caller, type: string, id: string, notFound: string): Promise<Result<true>> {
+  if (type !== "Journal") return ok(true);
+  const entry = await deps.records.journals.get(id);
+  const level = entry ? await journalEntryPermission(deps.records, entry, caller.userId) : null;
+  if (!level) return fail("not_found", notFound);
+  return atLeast(level, "edit") ? ok(true) : fail("forbidden", `This needs edit permission on the journal entry; you have ${level}`);
+}
+
 async function campaignLink(deps: Deps, caller: Caller, campaignId: string, linkId: string): Promise<Result<Link>> {
   const access = await campaignAccess(deps, caller, campaignId, "write");
   if (!access.ok) return access;
   const link = await deps.records.links.get(linkId);
-  return link && link.campaign_id === campaignId ? ok(link) : fail("not_found", "Link not found");
+  if (!link || link.campaign_id !== campaignId) return fail("not_found", "Link not found");
+  for (const [type, id] of [[link.from_type, link.from_id], [link.to_type, link.to_id]] as const) {
+    const allowed = await journalEndWritable(deps, caller, type, id, "Link not found");
+    if (!allowed.ok) return allowed;
+  }
+  return ok(link);
 }
 
 export async function updateLink(deps: Deps, caller: Caller, campaignId: string, linkId: string, alias: string): Promise<Result<Link>> {

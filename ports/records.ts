@@ -152,7 +152,11 @@ export interface LinkRepository {
   /** Insert, or replace the link with the same source and alias key. */
   upsert(link: Link & { alias_key: string; origin: LinkOrigin }): Promise<Link>;
   get(id: string): Promise<Link | null>;
-  list(campaignId: string, filters: LinkFilters, page: PageRequest): Promise<Listing<Link>>;
+  /**
+   * Links of a campaign. With a viewer, links from or to a journal entry the viewer may not see are
+   * left out (the journal permission rule, in the query, so totals and pages agree); null sees all.
+   */
+  list(campaignId: string, filters: LinkFilters, page: PageRequest, viewerId: string | null): Promise<Listing<Link>>;
   /** Returns null when another link of the same source already has that alias. */
   updateAlias(id: string, alias: string, aliasKey: string): Promise<Link | null | "conflict">;
   delete(id: string): Promise<boolean>;

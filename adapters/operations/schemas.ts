@@ -791,12 +791,19 @@ export const BeatNode = Type.Recursive(
   { title: "BeatHierarchyNode" },
 );
 
+const BeatSessions = {
+  game_session_id: Type.Optional(Nullable(Id("A session of the same campaign; becomes the first of game_session_ids"))),
+  game_session_ids: Type.Optional(
+    Nullable(Type.Array(Id(), { maxItems: 100, description: "Sessions of the same campaign, in order; repeats are dropped. null or [] clears." })),
+  ),
+};
+
 export const BeatCreate = Type.Object(
   {
     label: Type.String({ minLength: 1, maxLength: 300 }),
     type: BeatType,
     campaign_id: Id("Campaign id"),
-    game_session_id: Type.Optional(Nullable(Id("A session of the same campaign"))),
+    ...BeatSessions,
     description: Type.Optional(Nullable(Type.String({ maxLength: 50_000, description: "May hold [[wikilinks]]" }))),
     index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     parent_id: Type.Optional(Nullable(Id("Minor beats and steps only; a beat of the same campaign, never a descendant"))),
@@ -811,7 +818,8 @@ export const BeatPatch = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 50_000 }))),
     index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     parent_id: Type.Optional(Nullable(Id())),
-    metadata: Type.Optional(Metadata),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "Merged key by key; a key set to null is removed; null clears all" }))),
+    ...BeatSessions,
   },
   { title: "BeatPatch" },
 );

@@ -16,6 +16,7 @@ import type {
   TextSource,
 } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import { VISIBLE_TO } from "./journals.ts";
 
 export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
 export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
@@ -309,6 +310,11 @@ const toLink = (row: Row): Link => ({
   created_at: iso(row.created_at),
 });
 
+/** A link whose source or target is a journal entry shows only to those who may see that entry. */
+const JOURNAL_ENDS_VISIBLE = (viewer: string) =>
+  `(l.from_type <> 'Journal' or exists (select 1 from journal_entries j where j.id = l.from_id and ${VISIBLE_TO("j", viewer)}))
+   and (l.to_type <> 'Journal' or exists (select 1 from journal_entries j where j.id = l.to_id and ${VISIBLE_TO("j", viewer)}))`;
+
 export function links(db: SqlExecutor): LinkRepository {
   return {
     async upsert(link) {
@@ -326,9 +332,13 @@ export function links(db: SqlExecutor): LinkRepository {
       const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1`, [id]);
       return row ? toLink(row) : null;
     },
-    async list(campaignId, filters, page) {
+    async list(campaignId, filters, page, viewerId) {
       const params: unknown[] = [campaignId];
       const where = [`l.campaign_id = $1`];
+      if (viewerId !== null) {
+        params.push(viewerId);
+        where.push(JOURNAL_ENDS_VISIBLE(`$${params.length}`));
+      }
       for (const column of ["to_id", "from_id", "to_type", "from_type"] as const) {
         if (filters[column] === undefined) continue;
         params.push(filters[column]);
@@ -399,6 +409,10 @@ export function lookup(db: SqlExecutor): LookupRepository {
         [row] = await db.query(`select id, campaign_id, title as name from journal_entries where id = $1`, [id]);
       } else if (type === "World") {
         [row] = await db.query(`select id, id as campaign_id, title as name from campaigns where id = $1`, [id]);
+      } else if (type === "Beat") {
+        [row] = await db.query(`select id, campaign_id, label as name from beats where id = $1`, [id]);
+      } else if (type === "Moment") {
+        [row] = await db.query(`select id, campaign_id, coalesce(label, '') as name from moments where id = $1`, [id]);
       }
       return row ? { type: type as RecordRef["type"], id: str(row.id), campaign_id: str(row.campaign_id), name: str(row.name) } : null;
     },

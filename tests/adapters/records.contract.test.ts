@@ -230,7 +230,7 @@ for (const backend of backends) {
       expect(await store.links.updateAlias("missing", "x", "x")).toBeNull();
       await store.links.upsert(link("Gone", "t4", "wikilink"));
       expect(await store.links.pruneWikilinks("Character", "src", ["captain"])).toBe(1);
-      expect((await store.links.list(campaign.id, {}, { page: 1, size: 10 })).total).toBe(2);
+      expect((await store.links.list(campaign.id, {}, { page: 1, size: 10 }, null)).total).toBe(2);
       await store.links.retarget([second.id], "Item", "t9");
       expect(await store.links.get(second.id)).toMatchObject({ to_type: "Item", to_id: "t9" });
       expect(await store.links.deleteTouching("src")).toBe(2);
@@ -246,6 +246,14 @@ for (const backend of backends) {
       expect(await store.lookup.findRecord("Backstory", npc.id)).toMatchObject({ id: npc.id });
       expect(await store.lookup.findRecord("Item", npc.id)).toBeNull();
       expect(await store.lookup.findRecord("World", campaign.id)).toMatchObject({ name: "Lookup" });
+      const beat = { id: uuidV7.next(), campaign_id: campaign.id, label: "The heist", type: "major" as const, description: null, index: 0, parent_id: null, metadata: null, game_session_ids: [], created_at: at(), updated_at: null };
+      await store.beats.insert(beat);
+      expect(await store.lookup.findRecord("Beat", beat.id)).toEqual({ type: "Beat", id: beat.id, campaign_id: campaign.id, name: "The heist" });
+      const moment = { id: uuidV7.next(), campaign_id: campaign.id, session_id: null, label: "A toast", content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: at(), updated_at: null };
+      await store.moments.insert(moment);
+      expect(await store.lookup.findRecord("Moment", moment.id)).toEqual({ type: "Moment", id: moment.id, campaign_id: campaign.id, name: "A toast" });
+      expect(await store.lookup.findRecord("Beat", moment.id)).toBeNull();
+      expect(await store.lookup.findRecord("Moment", beat.id)).toBeNull();
       expect((await store.lookup.resolveNames(campaign.id, ["lady de rolo"])).map((r) => r.id)).toEqual([npc.id]);
       const texts = await store.lookup.textsMentioning(campaign.id, "whitestone");
       expect(texts.map((t) => t.field).sort()).toEqual(["campaigns.summary", "characters.description"]);
@@ -321,6 +329,68 @@ for (const backend of backends) {
             }
           }
           for (const { id } of created) await store.journals.delete(id);
+        }),
+        { numRuns: 15 },
+      );
+    });
+
+    test("links: a viewer's list leaves out links from journal entries the domain rule hides, totals included", async () => {
+      const campaign = campaignOf(alice, "Journal links rule");
+      await store.campaigns.insert(campaign);
+      const carol = (await store.users.insert({ id: uuidV7.next(), name: "Carol L", email: "carol.l@example.test", role: "user", created_at: at() }))!.id;
+      const users = [alice, bob, carol];
+      const arbitrary = fc.array(
+        fc.record({
+          author: fc.constantFrom(...users),
+          isPublic: fc.boolean(),
+          shares: fc.dictionary(fc.constantFrom(...users), fc.constantFrom("view", "comment", "edit", "manage")),
+          links: fc.integer({ min: 1, max: 3 }),
+        }),
+        { minLength: 1, maxLength: 5 },
+      );
+      await fc.assert(
+        fc.asyncProperty(arbitrary, async (specs) => {
+          // One link from a character, always visible, and `links` from each entry.
+          const plain = await store.links.upsert({
+            id: uuidV7.next(), campaign_id: campaign.id, from_id: "char-1", from_type: "Character", to_id: "t", to_type: "Character", alias: "x", alias_key: "x", origin: "api", created_at: at(),
+          });
+          const fromEntry = new Map<string, string>();
+          const created: { id: string; spec: (typeof specs)[number] }[] = [];
+          for (const spec of specs) {
+            const id = uuidV7.next();
+            await store.journals.insert({
+              id, campaign_id: campaign.id, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
+              cover_image: null, is_pinned: false, is_public: spec.isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
+              author_id: spec.author, last_edited_by_id: null, created_at: at(), updated_at: null,
+            });
+            for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
+            for (let i = 0; i < spec.links; i++) {
+              const link = await store.links.upsert({
+                id: uuidV7.next(), campaign_id: campaign.id, from_id: id, from_type: "Journal", to_id: `t${i}`, to_type: "Character", alias: `a${i}`, alias_key: `a${i}`, origin: "wikilink", created_at: at(),
+              });
+              fromEntry.set(link.id, id);
+            }
+            created.push({ id, spec });
+          }
+          for (const viewer of users) {
+            const sees = new Set(
+              created
+                .filter(({ spec }) => journalPermission({ authorId: spec.author, isPublic: spec.isPublic, shares: new Map(Object.entries(spec.shares)) as Map<string, PermissionLevel> }, viewer) !== null)
+                .map(({ id }) => id),
+            );
+            const expected = [plain.id, ...[...fromEntry].filter(([, entry]) => sees.has(entry)).map(([link]) => link)].sort();
+            const listed = await store.links.list(campaign.id, {}, { page: 1, size: 100 }, viewer);
+            expect(listed.rows.map((l) => l.id).sort()).toEqual(expected);
+            expect(listed.total).toBe(expected.length);
+            // Paging past the first row still counts only what the viewer may see.
+            expect((await store.links.list(campaign.id, {}, { page: 2, size: 1 }, viewer)).total).toBe(expected.length);
+          }
+          expect((await store.links.list(campaign.id, {}, { page: 1, size: 100 }, null)).total).toBe(1 + fromEntry.size);
+          for (const { id } of created) {
+            await store.links.deleteTouching(id);
+            await store.journals.delete(id);
+          }
+          await store.links.delete(plain.id);
         }),
         { numRuns: 15 },
       );
