@@ -93,6 +93,9 @@ interface Counts {
   links_updated: number;
 }
 
+// Texts are read locked: a text edited meanwhile is rewritten from its new version, never overwritten.
+const LOCKED = { lock: true } as const;
+
 async function rewriteTexts(tx: Repositories, deps: Deps, campaignId: string, sources: TextSource[], rewrite: (text: string) => string, counts: Counts) {
   const at = nowIso(deps);
   for (const source of sources) {
@@ -118,11 +121,11 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
 
   if (request.operation === "add") {
     const alias = normalizeAlias(request.alias ?? "") || target.name;
-    await rewriteTexts(tx, deps, campaignId, notOwnText(await tx.lookup.textsMentioning(campaignId, alias)), (text) => linkMentions(text, alias, target.name), counts);
+    await rewriteTexts(tx, deps, campaignId, notOwnText(await tx.lookup.textsMentioning(campaignId, alias, LOCKED)), (text) => linkMentions(text, alias, target.name), counts);
   } else if (request.operation === "remove") {
     const unlinked = request.alias ? [normalizeAlias(request.alias)] : names;
     for (const name of unlinked)
-      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => unlinkTarget(text, name), counts);
+      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name, LOCKED), (text) => unlinkTarget(text, name), counts);
     const keys = new Set(unlinked.map(aliasKey));
     for (const link of await tx.links.listTo(campaignId, target.id)) {
       if (!request.alias || keys.has(aliasKey(link.alias))) counts.links_removed += Number(await tx.links.delete(link.id));
@@ -132,7 +135,7 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
       const next = await findTarget(tx, undefined, request.new_target_id);
       if (!next || next.campaign_id !== campaignId) throw new Error("the new target no longer exists");
       for (const name of names)
-        await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name), (text) => retargetLinks(text, name, next.name), counts);
+        await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, name, LOCKED), (text) => retargetLinks(text, name, next.name), counts);
       const remaining = await tx.links.listTo(campaignId, target.id);
       await tx.links.retarget(remaining.map((link) => link.id), next.type as LinkToType, next.id);
       counts.links_updated += remaining.length;
@@ -141,7 +144,7 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
       const newAlias = normalizeAlias(request.new_alias);
       const oldAlias = normalizeAlias(request.alias ?? "") || target.name;
       const pointAt = request.new_target_id ? request.new_target_id : target.id;
-      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, oldAlias), (text) => retargetLinks(text, oldAlias, newAlias), counts);
+      await rewriteTexts(tx, deps, campaignId, await tx.lookup.textsMentioning(campaignId, oldAlias, LOCKED), (text) => retargetLinks(text, oldAlias, newAlias), counts);
       for (const link of await tx.links.listTo(campaignId, pointAt)) {
         if (aliasKey(link.alias) !== aliasKey(oldAlias)) continue;
         const updated = await tx.links.updateAlias(link.id, newAlias, aliasKey(newAlias));

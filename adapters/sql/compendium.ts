@@ -3,6 +3,7 @@ import { characterSearchText, entitySearchText, type Character, type CharacterTy
 import { queryWords, searchSnippet } from "../../domain/snippets.ts";
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import type {
+  ReadOptions,
   CharacterRepository,
   EntityRepository,
   LinkRepository,
@@ -16,6 +17,10 @@ import type {
   TextSource,
 } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+
+/** The tail of a read for update (ReadOptions.lock): `no key` so foreign-key checks of other writers are not blocked. */
+export const lockClause = (options: ReadOptions | undefined, table?: string): string =>
+  options?.lock ? ` for no key update${table ? ` of ${table}` : ""}` : "";
 
 export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
 export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
@@ -190,8 +195,8 @@ export function characters(db: SqlExecutor): CharacterRepository {
         characterParams(c),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select ${CHARACTER_COLUMNS} from characters c where c.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${CHARACTER_COLUMNS} from characters c where c.id = $1${lockClause(options, "c")}`, [id]);
       return row ? toCharacter(row) : null;
     },
     async list(campaignId, filters, page) {
@@ -266,8 +271,8 @@ export function entities(db: SqlExecutor): EntityRepository {
         entityParams(e),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select ${ENTITY_COLUMNS} from entities e where e.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${ENTITY_COLUMNS} from entities e where e.id = $1${lockClause(options, "e")}`, [id]);
       return row ? toEntity(row) : null;
     },
     async list(campaignId, kind, filters, page) {
@@ -322,8 +327,8 @@ export function links(db: SqlExecutor): LinkRepository {
       );
       return toLink(row!);
     },
-    async get(id) {
-      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1${lockClause(options, "l")}`, [id]);
       return row ? toLink(row) : null;
     },
     async list(campaignId, filters, page) {
@@ -420,15 +425,15 @@ export function lookup(db: SqlExecutor): LookupRepository {
       );
       return rows.map((row) => ({ type: str(row.type) as RecordRef["type"], id: str(row.id), campaign_id: campaignId, name: str(row.name), aliases: jsonArray(row.aliases) }));
     },
-    async textsMentioning(campaignId, needle) {
+    async textsMentioning(campaignId, needle, options) {
       const sources: TextSource[] = [];
       const pattern = likePattern(needle);
       for (const [sourceType, table, column] of TEXT_FIELDS) {
         const campaignColumn = table === "campaigns" ? "id" : "campaign_id";
-        const rows = await db.query(`select id, ${column} as text from ${table} where ${campaignColumn} = $1 and ${column} ilike $2`, [campaignId, pattern]);
+        const rows = await db.query(`select id, ${column} as text from ${table} where ${campaignColumn} = $1 and ${column} ilike $2 order by id${lockClause(options)}`, [campaignId, pattern]);
         for (const row of rows) sources.push({ sourceType, sourceId: str(row.id), field: `${table}.${column}`, text: str(row.text) });
       }
-      const rows = await db.query(`select id, kind, description as text from entities where campaign_id = $1 and description ilike $2`, [campaignId, pattern]);
+      const rows = await db.query(`select id, kind, description as text from entities where campaign_id = $1 and description ilike $2 order by id${lockClause(options)}`, [campaignId, pattern]);
       for (const row of rows) {
         const kind = str(row.kind);
         sources.push({ sourceType: (kind[0]!.toUpperCase() + kind.slice(1)) as LinkFromType, sourceId: str(row.id), field: "entities.description", text: str(row.text) });
