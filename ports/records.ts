@@ -572,7 +572,9 @@ export interface StoreHealth {
 export interface RecordStore extends Repositories {
   readonly backend: string;
   /**
-   * Runs `work` atomically: every write inside commits together or not at all. When the database
+   * Runs `work` atomically: every write inside commits together or not at all. When `work` returns
+   * a failed Result (`{ ok: false }`), its writes are rolled back and that result returned, so a
+   * use case refusing half-way leaves nothing half-written. When the database
    * rolls it back over a deadlock or serialization failure, `work` runs again (a few times), so it
    * must have no effects outside the transaction; `retry: false` is for work that cannot run twice.
    */

@@ -351,11 +351,32 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   recaps: recaps(db),
 });
 
+/** Carries a use case's failed Result out of the transaction, which the throw rolls back. */
+class RolledBack extends Error {
+  constructor(readonly result: unknown) {
+    super("rolled back: the use case failed");
+  }
+}
+
+const isFailedResult = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false && "error" in value;
+
 export function sqlRecordStore(db: SqlDatabase): RecordStore {
   return {
     backend: db.backend,
     ...repositoriesOn(db),
-    withTransaction: (work, options) => db.transaction((tx) => work(repositoriesOn(tx)), options),
+    withTransaction: async (work, options) => {
+      try {
+        return await db.transaction(async (tx) => {
+          const result = await work(repositoriesOn(tx));
+          if (isFailedResult(result)) throw new RolledBack(result);
+          return result;
+        }, options);
+      } catch (error) {
+        if (error instanceof RolledBack) return error.result as Awaited<ReturnType<typeof work>>;
+        throw error;
+      }
+    },
     async health() {
       const started = performance.now();
       const migrations = await migrationStatus(db);

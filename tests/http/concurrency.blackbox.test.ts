@@ -241,7 +241,7 @@ describe.skipIf(Boolean(pg.skipReason))("races on postgres", () => {
     const bob = await newUser(env.server.url, env.server.adminKey, "Bob");
     await admin.post(`/internal/v1/campaigns/${campaign}/members`, { user_id: bob.id, role: "player" });
     const attempt = env.sql`update campaign_members set roles = '["owner"]' where campaign_id = ${campaign} and user_id = ${bob.id}`;
-    expect(attempt).rejects.toMatchObject({ code: "23505", constraint_name: "campaign_members_one_owner" });
+    await expect(attempt).rejects.toMatchObject({ code: "23505", constraint_name: "campaign_members_one_owner" });
   });
 });
 
