@@ -73,6 +73,21 @@ for (const backend of backends) {
       expect((await alice.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
     });
 
+    test("a journal PATCH refused half-way (author handed over, then the new author removed) changes nothing", async () => {
+      const bob = others[9]!;
+      const campaign = (await alice.api.post("/v1/campaigns", { title: "Diaries" })).body;
+      expect((await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "player" })).status).toBe(201);
+      const id = (await alice.api.post("/v1/journals", { world_id: campaign.id, title: "Alice's notes", content: "secret" })).body.id;
+      expect((await alice.api.put("/v1/journals", { id, permissions: { add: [{ user_id: bob.id, level: "view" }] } })).status).toBe(200);
+      const refused = await alice.api.put("/v1/journals", { id, author_id: bob.id, title: "Renamed", permissions: { remove: [{ user_id: bob.id }] } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toBe("Cannot remove the current owner from this journal entry.");
+      expect((await alice.api.get(`/v1/journals/${id}`)).body).toMatchObject({ title: "Alice's notes", author_id: alice.id, permission_level: "manage" });
+      const bobView = await bob.api.get(`/v1/journals/${id}`);
+      expect(bobView.status).toBe(200);
+      expect(bobView.body.permission_level).toBe("view");
+    });
+
     test("ten parallel hand-overs: all acknowledged, exactly one owner afterwards, the others admins", async () => {
       const campaign = (await alice.api.post("/v1/campaigns", { title: "Contested" })).body;
       const replies = await Promise.all(others.map((heir) => admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: heir.id, role: "owner" })));
