@@ -409,20 +409,27 @@ export function lookup(db: SqlExecutor): LookupRepository {
     },
     async resolveNames(campaignId, keys) {
       if (!keys.length) return [];
-      const rows = await db.query(
-        `with wanted as (select jsonb_array_elements_text($2::text::jsonb) as key)
-         select 'Character' as type, c.id, c.character_name as name, c.character_aliases as aliases, c.created_at
-           from characters c where c.campaign_id = $1
-            and (lower(c.character_name) in (select key from wanted)
-                 or exists (select 1 from jsonb_array_elements_text(c.character_aliases) a where lower(a) in (select key from wanted)))
-         union all
-         select initcap(e.kind), e.id, e.name, e.aliases, e.created_at
-           from entities e where e.campaign_id = $1
-            and (lower(e.name) in (select key from wanted)
-                 or exists (select 1 from jsonb_array_elements_text(e.aliases) a where lower(a) in (select key from wanted)))
-         order by created_at`,
+      // Two statements, as a locking read cannot be a union. `for share`: a target being deleted
+      // meanwhile is either waited for (and then not found) or waits for the link to be made
+      // (and then removes it), so no link is left pointing at a deleted record.
+      const wanted = `with wanted as (select jsonb_array_elements_text($2::text::jsonb) as key)`;
+      const characterRows = await db.query(
+        `${wanted} select 'Character' as type, c.id, c.character_name as name, c.character_aliases as aliases, c.created_at
+         from characters c where c.campaign_id = $1
+          and (lower(c.character_name) in (select key from wanted)
+               or exists (select 1 from jsonb_array_elements_text(c.character_aliases) a where lower(a) in (select key from wanted)))
+         order by c.id for share of c`,
         [campaignId, json(keys)],
       );
+      const entityRows = await db.query(
+        `${wanted} select initcap(e.kind) as type, e.id, e.name, e.aliases, e.created_at
+         from entities e where e.campaign_id = $1
+          and (lower(e.name) in (select key from wanted)
+               or exists (select 1 from jsonb_array_elements_text(e.aliases) a where lower(a) in (select key from wanted)))
+         order by e.id for share of e`,
+        [campaignId, json(keys)],
+      );
+      const rows = [...characterRows, ...entityRows].sort((a, b) => iso(a.created_at).localeCompare(iso(b.created_at)));
       return rows.map((row) => ({ type: str(row.type) as RecordRef["type"], id: str(row.id), campaign_id: campaignId, name: str(row.name), aliases: jsonArray(row.aliases) }));
     },
     async textsMentioning(campaignId, needle, options) {
