@@ -96,7 +96,7 @@ export async function updateBeat(deps: Deps, caller: Caller, id: string, fields:
   const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
-    const previous = await tx.beats.get(id);
+    const previous = await tx.beats.get(id, { lock: true });
     if (!previous) return fail("not_found", NOT_FOUND);
     const applied = await applyFields(tx, previous, fields);
     if (!applied.ok) return applied;
@@ -111,13 +111,14 @@ export async function updateBeat(deps: Deps, caller: Caller, id: string, fields:
 export async function deleteBeat(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.beats.get(id, { lock: true }))) return false;
     await tx.beats.orphanChildren(id, nowIso(deps));
     await tx.links.deleteTouching(id);
     await tx.search.remove("beats", id);
-    await tx.beats.delete(id);
+    return tx.beats.delete(id);
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", NOT_FOUND);
 }
 
 export async function listBeats(

@@ -156,7 +156,7 @@ export async function updateCharacter(deps: Deps, caller: Caller, id: string, fi
   const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
-    const previous = await tx.characters.get(id);
+    const previous = await tx.characters.get(id, { lock: true });
     if (!previous) return fail("not_found", "Character not found");
     const applied = await applyFields(tx, previous, fields);
     if (!applied.ok) return applied;
@@ -170,12 +170,13 @@ export async function updateCharacter(deps: Deps, caller: Caller, id: string, fi
 export async function deleteCharacter(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.characters.get(id, { lock: true }))) return false;
     await tx.links.deleteTouching(id);
     await tx.search.remove("characters", id);
-    await tx.characters.delete(id);
+    return tx.characters.delete(id);
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", "Character not found");
 }
 
 export interface CharacterListQuery extends PageRequest {

@@ -119,7 +119,7 @@ export async function updateEntity(deps: Deps, caller: Caller, kind: EntityKind,
   const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
-    const previous = ofKind(await tx.entities.get(id), kind);
+    const previous = ofKind(await tx.entities.get(id, { lock: true }), kind);
     if (!previous) return fail("not_found", notFound(kind));
     const applied = await applyFields(tx, previous, fields);
     if (!applied.ok) return applied;
@@ -133,12 +133,13 @@ export async function updateEntity(deps: Deps, caller: Caller, kind: EntityKind,
 export async function deleteEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!ofKind(await tx.entities.get(id, { lock: true }), kind)) return false;
     await tx.links.deleteTouching(id);
     await tx.search.remove(ENTITY_BUCKET[kind], id);
-    await tx.entities.delete(id); // child locations keep existing, with no parent
+    return tx.entities.delete(id); // child locations keep existing, with no parent
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", notFound(kind));
 }
 
 export interface EntityListQuery extends PageRequest {

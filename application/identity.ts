@@ -110,7 +110,16 @@ export interface MemberView {
   created_at: string;
 }
 
-/** Adds (or re-roles) a member. Role `owner` hands the campaign over; the previous owner stays as admin. */
+/** The owner's membership always carries `owner`, whatever other role it is given; no other one does. */
+const rolesFor = (role: MemberRole, isOwner: boolean): string[] =>
+  isOwner ? [...new Set(["owner", role])] : [role === "owner" ? "admin" : role];
+const withoutOwner = (roles: readonly string[]): string[] => roles.filter((role) => role !== "owner");
+
+/**
+ * Adds (or re-roles) a member. Role `owner` hands the campaign over; the previous owner stays as
+ * admin. One locked read-modify-write of the campaign row, so concurrent hand-overs queue up and
+ * every one of them sees the owner the previous one left.
+ */
 export async function addMember(
   deps: Deps,
   caller: Caller,
@@ -121,17 +130,19 @@ export async function addMember(
   if (!MEMBER_ROLES.includes(input.role)) return fail("invalid", `Role must be one of ${MEMBER_ROLES.join(", ")}`);
   const at = nowIso(deps);
   return deps.records.withTransaction(async (tx): Promise<Result<MemberView>> => {
-    const campaign = await tx.campaigns.get(input.campaign_id);
+    const campaign = await tx.campaigns.get(input.campaign_id, { lock: true });
     if (!campaign) return campaignNotFound();
     if (!(await tx.users.get(input.user_id))) return fail("not_found", "User not found");
-    if (input.role === "owner" && campaign.owner_id !== input.user_id) {
+    const handOver = input.role === "owner" && campaign.owner_id !== input.user_id;
+    if (handOver) {
+      // The previous owner loses `owner` before the new one gains it (one owner row per campaign, in the database too).
       const previous = await tx.members.get(campaign.id, campaign.owner_id);
-      const previousRoles = new Set([...(previous?.roles ?? []), "admin"]);
-      await tx.members.upsert({ campaign_id: campaign.id, user_id: campaign.owner_id, roles: [...previousRoles], created_at: previous?.created_at ?? at });
+      const previousRoles = [...new Set([...withoutOwner(previous?.roles ?? []), "admin"])];
+      await tx.members.upsert({ campaign_id: campaign.id, user_id: campaign.owner_id, roles: previousRoles, created_at: previous?.created_at ?? at });
       await tx.campaigns.transferOwnership(campaign.id, input.user_id, at);
     }
-    const member = await tx.members.upsert({ campaign_id: campaign.id, user_id: input.user_id, roles: [input.role], created_at: at });
-    const isOwner = input.role === "owner" || campaign.owner_id === input.user_id;
+    const isOwner = handOver || campaign.owner_id === input.user_id;
+    const member = await tx.members.upsert({ campaign_id: campaign.id, user_id: input.user_id, roles: rolesFor(input.role, isOwner), created_at: at });
     return ok({ ...member, role: primaryRole(isOwner, member.roles) ?? input.role });
   });
 }
@@ -139,26 +150,31 @@ export async function addMember(
 export async function removeMember(deps: Deps, caller: Caller, campaignId: string, userId: string): Promise<Result<null>> {
   const allowed = requireFirstParty(caller);
   if (!allowed.ok) return allowed;
-  const campaign = await deps.records.campaigns.get(campaignId);
-  if (!campaign) return campaignNotFound();
-  if (campaign.owner_id === userId)
-    return fail("bad_request", "The campaign owner cannot be removed; make another member the owner first");
-  const removed = await deps.records.members.remove(campaignId, userId);
-  return removed ? ok(null) : fail("not_found", "Member not found");
+  return deps.records.withTransaction(async (tx): Promise<Result<null>> => {
+    // Locked like a hand-over, so the member removed cannot be the one just made owner.
+    const campaign = await tx.campaigns.get(campaignId, { lock: true });
+    if (!campaign) return campaignNotFound();
+    if (campaign.owner_id === userId)
+      return fail("bad_request", "The campaign owner cannot be removed; make another member the owner first");
+    const removed = await tx.members.remove(campaignId, userId);
+    return removed ? ok(null) : fail("not_found", "Member not found");
+  });
 }
 
 export const ADMIN_EMAIL = "admin@campaign-memory.local";
 
 /**
  * Start-up: the first-party admin user holds exactly the configured key (with product_write);
- * any other key of that user stops working.
+ * any other key of that user stops working. Safe when several instances start at once: the user
+ * is inserted if missing (a concurrent insert wins quietly), then its row is locked, so the
+ * instances change its keys one after the other.
  */
 export async function ensureAdminKey(deps: Deps, adminKey: string): Promise<void> {
   const at = nowIso(deps);
   const hash = deps.keys.digest(adminKey);
   await deps.records.withTransaction(async (tx) => {
-    let admin = await tx.users.findByEmail(ADMIN_EMAIL);
-    admin ??= await tx.users.insert({ id: deps.ids.next(), name: "Administrator", email: ADMIN_EMAIL, role: "admin", created_at: at });
+    await tx.users.insert({ id: deps.ids.next(), name: "Administrator", email: ADMIN_EMAIL, role: "admin", created_at: at });
+    const admin = await tx.users.findByEmail(ADMIN_EMAIL, { lock: true });
     if (!admin) throw new Error("could not create the first-party admin user");
     await tx.apiKeys.revokeAllForUserExcept(admin.id, hash, at);
     const existing = await tx.apiKeys.findActiveByHash(hash);

@@ -198,7 +198,7 @@ export async function updateJournal(deps: Deps, caller: Caller, entryId: string,
   if (update.title !== undefined && !update.title.trim())
     return fail("invalid", "Title cannot be empty", [{ type: "string_too_short", loc: ["body", "title"], msg: "Title cannot be empty", input: update.title }]);
   return deps.records.withTransaction(async (tx): Promise<Result<{ success: true; id: string }>> => {
-    const previous = await tx.journals.get(entryId);
+    const previous = await tx.journals.get(entryId, { lock: true });
     if (!previous) return fail("not_found", ENTRY_NOT_FOUND);
     const now = nowIso(deps);
     const entry = { ...applyFields(previous, update, now), last_edited_by_id: caller.userId, updated_at: now };
@@ -232,12 +232,13 @@ export async function updateJournal(deps: Deps, caller: Caller, entryId: string,
 export async function deleteJournal(deps: Deps, caller: Caller, entryId: string): Promise<Result<{ success: true }>> {
   const found = await entryFor(deps, caller, entryId, "manage");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.journals.get(entryId, { lock: true }))) return false;
     await tx.search.remove("journals", entryId);
     await tx.links.deleteTouching(entryId);
-    await tx.journals.delete(entryId); // chunks (and their embeddings) and shares go with it
+    return tx.journals.delete(entryId); // chunks (and their embeddings) and shares go with it
   });
-  return ok({ success: true });
+  return deleted ? ok({ success: true }) : fail("not_found", ENTRY_NOT_FOUND);
 }
 
 // Folders ------------------------------------------------------------------------------------------
@@ -305,26 +306,34 @@ export async function listFolders(deps: Deps, caller: Caller, campaignId: string
 export async function updateFolder(deps: Deps, caller: Caller, folderId: string, fields: FolderFields): Promise<Result<{ success: true; id: string }>> {
   const found = await folderFor(deps, caller, folderId, "write");
   if (!found.ok) return found;
-  const folder: JournalFolder = { ...found.value, updated_at: nowIso(deps) };
-  if (fields.name !== undefined) folder.name = fields.name.trim();
-  if (fields.path !== undefined) folder.path = normalizeFolderPath(fields.path);
-  if (fields.parent_id !== undefined) folder.parent_id = fields.parent_id;
-  if (fields.description !== undefined) folder.description = fields.description;
-  if (fields.position !== undefined) folder.position = fields.position;
-  if (fields.metadata !== undefined) folder.metadata = fields.metadata;
-  const checked = await checkFolderFields(deps.records, folder);
-  if (!checked.ok) return checked;
-  return (await deps.records.folders.replace(folder)) ? ok({ success: true, id: folder.id }) : fail("bad_request", DUPLICATE_PATH);
+  return deps.records.withTransaction(async (tx): Promise<Result<{ success: true; id: string }>> => {
+    const current = await tx.folders.get(folderId, { lock: true });
+    if (!current) return fail("not_found", "Journal folder not found");
+    const folder: JournalFolder = { ...current, updated_at: nowIso(deps) };
+    if (fields.name !== undefined) folder.name = fields.name.trim();
+    if (fields.path !== undefined) folder.path = normalizeFolderPath(fields.path);
+    if (fields.parent_id !== undefined) folder.parent_id = fields.parent_id;
+    if (fields.description !== undefined) folder.description = fields.description;
+    if (fields.position !== undefined) folder.position = fields.position;
+    if (fields.metadata !== undefined) folder.metadata = fields.metadata;
+    const checked = await checkFolderFields(tx, folder);
+    if (!checked.ok) return checked;
+    // Last write of the transaction: a duplicate path ends it (PostgreSQL aborts it), nothing else is lost.
+    return (await tx.folders.replace(folder)) ? ok({ success: true, id: folder.id }) : fail("bad_request", DUPLICATE_PATH);
+  });
 }
 
 /** Its entries move to the campaign root, its child folders up one level. */
 export async function deleteFolder(deps: Deps, caller: Caller, folderId: string): Promise<Result<{ success: true }>> {
   const found = await folderFor(deps, caller, folderId, "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    // Locked and read again: the parent its children move to is the one the folder has now.
+    const folder = await tx.folders.get(folderId, { lock: true });
+    if (!folder) return false;
     await tx.journals.moveFolderEntriesToRoot(folderId);
-    await tx.folders.reparentChildren(folderId, found.value.parent_id, nowIso(deps));
-    await tx.folders.delete(folderId);
+    await tx.folders.reparentChildren(folderId, folder.parent_id, nowIso(deps));
+    return tx.folders.delete(folderId);
   });
-  return ok({ success: true });
+  return deleted ? ok({ success: true }) : fail("not_found", "Journal folder not found");
 }

@@ -100,6 +100,9 @@ interface Counts {
   links_updated: number;
 }
 
+// Texts are read locked: a text edited meanwhile is rewritten from its new version, never overwritten.
+const LOCKED = { lock: true } as const;
+
 async function rewriteTexts(tx: Repositories, deps: Deps, campaignId: string, sources: TextSource[], rewrite: (text: string) => string, counts: Counts) {
   const at = nowIso(deps);
   for (const source of sources) {
@@ -148,7 +151,7 @@ async function runMaintenance(tx: Repositories, deps: Deps, request: Maintenance
   const names = [target.name, ...(target.aliases ?? [])];
   const notOwnText = (sources: TextSource[]) => sources.filter((source) => source.sourceId !== target.id);
   // Markup naming a moment's label never linked to the moment, so only links change for one.
-  const textsMentioning = async (needle: string) => (namedByWikilinks(target.type) ? tx.lookup.textsMentioning(campaignId, needle) : []);
+  const textsMentioning = async (needle: string) => (namedByWikilinks(target.type) ? tx.lookup.textsMentioning(campaignId, needle, LOCKED) : []);
 
   if (request.operation === "add") {
     const alias = normalizeAlias(request.alias ?? "") || target.name;

@@ -84,7 +84,7 @@ export async function updateMoment(deps: Deps, caller: Caller, id: string, field
   if (!found.ok) return found;
   if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
-    const previous = await tx.moments.get(id);
+    const previous = await tx.moments.get(id, { lock: true });
     if (!previous) return fail("not_found", NOT_FOUND);
     const applied = await applyFields(tx, previous, fields);
     if (!applied.ok) return applied;
@@ -98,12 +98,13 @@ export async function updateMoment(deps: Deps, caller: Caller, id: string, field
 export async function deleteMoment(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.moments.get(id, { lock: true }))) return false;
     await tx.links.deleteTouching(id);
     await tx.search.remove("moments", id);
-    await tx.moments.delete(id);
+    return tx.moments.delete(id);
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", NOT_FOUND);
 }
 
 const ids = (list?: string) => (list ? list.split(",").map((id) => id.trim()).filter(Boolean) : []);

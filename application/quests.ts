@@ -197,7 +197,7 @@ export async function updateQuest(deps: Deps, caller: Caller, questId: string, p
   const problem = nameProblem(patch.quest_name);
   if (problem) return problem;
   return deps.records.withTransaction(async (tx): Promise<Result<QuestView>> => {
-    const current = await tx.quests.get(questId);
+    const current = await tx.quests.get(questId, { lock: true });
     if (!current) return fail("not_found", "Quest not found");
     const state = applyQuestPatch(current, { ...patch, quest_name: patch.quest_name?.trim(), quest_giver: undefined }, () => deps.ids.next());
     const resolved = await resolveAgainstCampaign(tx, current.campaign_id, state, patch);
@@ -217,11 +217,12 @@ export async function getQuest(deps: Deps, caller: Caller, questId: string): Pro
 export async function deleteQuest(deps: Deps, caller: Caller, questId: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, await deps.records.quests.get(questId), "Quest not found", "write");
   if (!found.ok) return found;
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.quests.get(questId, { lock: true }))) return false;
     await tx.search.remove("quests", questId);
-    await tx.quests.delete(questId);
+    return tx.quests.delete(questId);
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", "Quest not found");
 }
 
 export async function listQuests(deps: Deps, caller: Caller, campaignId: string, filters: QuestFilters, page: PageRequest): Promise<Result<Page<QuestSummary>>> {

@@ -100,18 +100,22 @@ export async function heroAwardCard(deps: Deps, caller: Caller, id: string): Pro
 export async function updateHeroAward(deps: Deps, caller: Caller, id: string, fields: AwardFields): Promise<Result<HeroAward>> {
   const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
   if (!found.ok) return found;
-  const award = { ...applyAward(found.value.record, fields), updated_at: nowIso(deps) };
-  if (!award.title) return blankAward("Title cannot be empty", "title", fields.title);
-  if (!award.description) return blankAward("Description cannot be empty", "description", fields.description);
-  await deps.records.recaps.replaceAward(award, await deps.cards.heroAward(award));
-  return ok(award);
+  return deps.records.withTransaction(async (tx): Promise<Result<HeroAward>> => {
+    const current = await tx.recaps.getAward(id, { lock: true });
+    if (!current) return fail("not_found", "Hero award not found");
+    const award = { ...applyAward(current, fields), updated_at: nowIso(deps) };
+    if (!award.title) return blankAward("Title cannot be empty", "title", fields.title);
+    if (!award.description) return blankAward("Description cannot be empty", "description", fields.description);
+    // The card is drawn from the locked row, so it always shows what is stored.
+    await tx.recaps.replaceAward(award, await deps.cards.heroAward(award));
+    return ok(award);
+  });
 }
 
 export async function deleteHeroAward(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
   const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
   if (!found.ok) return found;
-  await deps.records.recaps.deleteAward(id);
-  return ok(null);
+  return (await deps.records.recaps.deleteAward(id)) ? ok(null) : fail("not_found", "Hero award not found");
 }
 
 export async function listHeroAwards(deps: Deps, caller: Caller, query: PageRequest & { campaign_id?: string; session_id?: string; search?: string }): Promise<Result<Page<HeroAward>>> {
@@ -208,21 +212,24 @@ export async function getEntry(deps: Deps, caller: Caller, type: EntryType, id: 
 export async function updateEntry(deps: Deps, caller: Caller, type: EntryType, id: string, fields: EntryFields): Promise<Result<QuoteView | SpotlightView>> {
   const found = await entryFor(deps, caller, type, id, "write");
   if (!found.ok) return found;
-  const entry = { ...found.value.record, updated_at: nowIso(deps) };
-  for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
-  const required = REQUIRED[type];
-  if (!entry[required]?.trim()) return blankAward(`${required} cannot be empty`, required, fields[required]);
-  const moment = await checkMoment(deps.records, entry);
-  if (!moment.ok) return moment;
-  await deps.records.recaps.replaceEntry(entry);
-  return ok(entryView(entry));
+  return deps.records.withTransaction(async (tx): Promise<Result<QuoteView | SpotlightView>> => {
+    const current = await tx.recaps.getEntry(id, { lock: true });
+    if (!current || current.entry_type !== type) return fail("not_found", `${NOUN[type]} not found`);
+    const entry = { ...current, updated_at: nowIso(deps) };
+    for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
+    const required = REQUIRED[type];
+    if (!entry[required]?.trim()) return blankAward(`${required} cannot be empty`, required, fields[required]);
+    const moment = await checkMoment(tx, entry);
+    if (!moment.ok) return moment;
+    await tx.recaps.replaceEntry(entry);
+    return ok(entryView(entry));
+  });
 }
 
 export async function deleteEntry(deps: Deps, caller: Caller, type: EntryType, id: string): Promise<Result<null>> {
   const found = await entryFor(deps, caller, type, id, "write");
   if (!found.ok) return found;
-  await deps.records.recaps.deleteEntry(id);
-  return ok(null);
+  return (await deps.records.recaps.deleteEntry(id)) ? ok(null) : fail("not_found", `${NOUN[type]} not found`);
 }
 
 export async function listEntries(

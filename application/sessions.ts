@@ -66,13 +66,14 @@ export async function deleteSession(deps: Deps, caller: Caller, sessionId: strin
   const allowed = requireFirstParty(caller);
   if (!allowed.ok) return allowed;
   if (!(await deps.records.sessions.get(sessionId))) return fail("not_found", "Session not found");
-  await deps.records.withTransaction(async (tx) => {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    if (!(await tx.sessions.get(sessionId, { lock: true }))) return false;
     await tx.search.remove("sessions", sessionId);
     await tx.search.removeByFacet("transcript", "session_id", sessionId);
     await tx.links.deleteTouching(sessionId);
     await tx.beats.forgetSession(sessionId);
     // Transcript, cast analysis, handout and recap cards go with the session; moments keep existing without it.
-    await tx.sessions.delete(sessionId);
+    return tx.sessions.delete(sessionId);
   });
-  return ok(null);
+  return deleted ? ok(null) : fail("not_found", "Session not found");
 }

@@ -57,7 +57,7 @@ export async function patchSession(deps: Deps, caller: Caller, sessionId: string
   if (!found.ok) return found;
   if (patch.title !== undefined && !patch.title.trim()) return { ok: false, error: invalidField(["body", "title"], "Title cannot be empty", patch.title, "string_too_short") };
   return deps.records.withTransaction(async (tx): Promise<Result<SessionView>> => {
-    const current = await tx.sessions.get(sessionId);
+    const current = await tx.sessions.get(sessionId, { lock: true });
     if (!current) return fail("not_found", SESSION_NOT_FOUND);
     const next: Session = {
       ...current,
@@ -97,7 +97,10 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
   if (!session) return fail("not_found", SESSION_NOT_FOUND);
   if (session.type === "rawNotes") return fail("bad_request", "Raw-notes sessions carry notes, not a transcript");
   try {
-    return await deps.records.withTransaction(async (tx) => {
+    // The body stream is read inside: this transaction cannot run twice, so it is not retried.
+    return await deps.records.withTransaction(async (tx): Promise<Result<{ utterance_count: number; speakers: string[] }>> => {
+      // One import of a session at a time, and none into a session being deleted.
+      if (!(await tx.sessions.get(sessionId, { lock: true }))) return fail("not_found", SESSION_NOT_FOUND);
       await tx.transcripts.clear(sessionId);
       await clearTranscriptChunks(tx, sessionId);
       const speakers = new Map<string, string>(); // key → label as first seen
@@ -187,7 +190,7 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
         updated_at: existing ? at : null,
       });
       return ok({ utterance_count: position, speakers: labels });
-    });
+    }, { retry: false });
   } catch (error) {
     if (error instanceof TranscriptError) return fail("invalid", error.message, [{ type: "transcript_invalid", loc: ["body"], msg: error.message, input: null }]);
     throw error;

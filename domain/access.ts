@@ -13,10 +13,14 @@ export interface CampaignStanding {
 
 const rank = (level: AccessLevel): number => ACCESS_LEVELS.indexOf(level);
 
-/** The strongest access level a caller's standing in a campaign grants. */
+/**
+ * The strongest access level a caller's standing in a campaign grants. Ownership is the campaign's
+ * `owner_id` alone: the `owner` role on a membership mirrors it, and on anyone else (a former
+ * owner) counts as no more than admin.
+ */
 export const accessLevelOf = ({ isOwner, roles, campaignIsPublic }: CampaignStanding): AccessLevel => {
-  if (isOwner || roles.includes("owner")) return "owner";
-  if (roles.includes("admin")) return "manage";
+  if (isOwner) return "owner";
+  if (roles.includes("admin") || roles.includes("owner")) return "manage";
   if (roles.includes("player")) return "write";
   if (roles.includes("viewer") || campaignIsPublic) return "read";
   return "none";
@@ -27,6 +31,7 @@ export const grants = (held: AccessLevel, needed: AccessLevel): boolean => rank(
 /** The single role shown for a member: the strongest they hold. */
 export const primaryRole = (isOwner: boolean, roles: readonly string[]): MemberRole | null => {
   if (isOwner) return "owner";
+  if (roles.includes("owner")) return "admin"; // as accessLevelOf: only owner_id makes the owner
   for (const role of MEMBER_ROLES) if (roles.includes(role)) return role;
   return null;
 };

@@ -43,8 +43,8 @@ export interface CampaignStats extends Record<StatKind, number> {
 export const emptyCounts = (): Record<StatKind, number> =>
   Object.fromEntries(STAT_KINDS.map((kind) => [kind, 0])) as Record<StatKind, number>;
 
-/** The creator joins as both player and game master. */
-export const CREATOR_ROLES = ["player", "admin"] as const;
+/** The creator joins as owner (mirroring `owner_id`), player and game master. */
+export const CREATOR_ROLES = ["owner", "player", "admin"] as const;
 
 export const DEFAULT_GM_SPEAKER = { name: "GM", handle: null, roles: ["gm"] } as const;
 

@@ -8,6 +8,16 @@ import type { Session, SessionRef, SessionType } from "../domain/sessions.ts";
 import type { Beat, Handout, Moment } from "../domain/story.ts";
 import type { PageRequest } from "../domain/pagination.ts";
 
+/**
+ * `lock: true` reads the row for update: inside a transaction, every other writer of the row
+ * waits until this one ends. A use case that reads, changes and writes a record back reads it so,
+ * first thing in its transaction, so concurrent changes never overwrite each other and updates
+ * and deletes of one record take their locks in the same order.
+ */
+export interface ReadOptions {
+  lock?: boolean;
+}
+
 export interface Listing<T> {
   rows: T[];
   total: number;
@@ -25,7 +35,7 @@ export interface UserRepository {
   /** Returns null when the email is taken. */
   insert(user: NewUser): Promise<User | null>;
   get(id: string): Promise<User | null>;
-  findByEmail(email: string): Promise<User | null>;
+  findByEmail(email: string, options?: ReadOptions): Promise<User | null>;
   count(): Promise<number>;
 }
 
@@ -73,7 +83,7 @@ export interface CampaignWithStanding {
 
 export interface CampaignRepository {
   insert(campaign: Campaign): Promise<void>;
-  get(id: string): Promise<Campaign | null>;
+  get(id: string, options?: ReadOptions): Promise<Campaign | null>;
   getWithStanding(id: string, userId: string): Promise<CampaignWithStanding | null>;
   listVisibleTo(userId: string, filters: CampaignFilters, page: PageRequest): Promise<Listing<Campaign>>;
   update(id: string, changes: CampaignChanges, updatedAt: string): Promise<Campaign | null>;
@@ -92,7 +102,7 @@ export interface Membership {
 export interface MemberRepository {
   upsert(member: Membership): Promise<Membership>;
   remove(campaignId: string, userId: string): Promise<boolean>;
-  get(campaignId: string, userId: string): Promise<Membership | null>;
+  get(campaignId: string, userId: string, options?: ReadOptions): Promise<Membership | null>;
   list(campaignId: string): Promise<Membership[]>;
 }
 
@@ -123,7 +133,7 @@ export interface CharacterRepository {
   insert(character: Character): Promise<void>;
   /** Writes every field of an existing character. */
   replace(character: Character): Promise<void>;
-  get(id: string): Promise<Character | null>;
+  get(id: string, options?: ReadOptions): Promise<Character | null>;
   list(campaignId: string, filters: CharacterFilters, page: PageRequest): Promise<Listing<Character>>;
   delete(id: string): Promise<boolean>;
 }
@@ -131,7 +141,7 @@ export interface CharacterRepository {
 export interface EntityRepository {
   insert(entity: Entity): Promise<void>;
   replace(entity: Entity): Promise<void>;
-  get(id: string): Promise<Entity | null>;
+  get(id: string, options?: ReadOptions): Promise<Entity | null>;
   list(campaignId: string, kind: EntityKind, filters: { search?: string }, page: PageRequest): Promise<Listing<Entity>>;
   /** Parent of each location on the way up from `id` (for cycle checks). */
   ancestry(id: string): Promise<Map<string, string | null>>;
@@ -151,7 +161,7 @@ export type LinkOrigin = "api" | "wikilink";
 export interface LinkRepository {
   /** Insert, or replace the link with the same source and alias key. */
   upsert(link: Link & { alias_key: string; origin: LinkOrigin }): Promise<Link>;
-  get(id: string): Promise<Link | null>;
+  get(id: string, options?: ReadOptions): Promise<Link | null>;
   /**
    * Links of a campaign. With a viewer, links from or to a journal entry the viewer may not see are
    * left out (the journal permission rule, in the query, so totals and pages agree); null sees all.
@@ -192,7 +202,7 @@ export interface LookupRepository {
   /** Characters, factions, locations and items of a campaign answering to one of these alias keys. */
   resolveNames(campaignId: string, keys: string[]): Promise<RecordRef[]>;
   /** Every wikilink-bearing text of a campaign containing `needle` (case-insensitive). */
-  textsMentioning(campaignId: string, needle: string): Promise<TextSource[]>;
+  textsMentioning(campaignId: string, needle: string, options?: ReadOptions): Promise<TextSource[]>;
   writeText(source: TextSource, text: string, at: string): Promise<void>;
 }
 
@@ -269,7 +279,7 @@ export interface SessionListFilters {
 export interface SessionRepository {
   insert(session: Session): Promise<void>;
   replace(session: Session): Promise<void>;
-  get(id: string): Promise<Session | null>;
+  get(id: string, options?: ReadOptions): Promise<Session | null>;
   /** Newest first, with each session's number (date order, from 1). */
   list(campaignId: string, filters: SessionListFilters, page: PageRequest): Promise<Listing<Session & { index: number }>>;
   numberOf(session: Session): Promise<number>;
@@ -295,7 +305,7 @@ export interface QuestFilters {
 export interface QuestRepository {
   insert(quest: Quest): Promise<void>;
   replace(quest: Quest): Promise<void>;
-  get(id: string): Promise<Quest | null>;
+  get(id: string, options?: ReadOptions): Promise<Quest | null>;
   list(campaignId: string, filters: QuestFilters, page: PageRequest): Promise<Listing<Quest>>;
   nextOrderIndex(campaignId: string): Promise<number>;
   delete(id: string): Promise<boolean>;
@@ -338,7 +348,7 @@ export interface JournalChunk {
 export interface JournalRepository {
   insert(entry: JournalEntry): Promise<void>;
   replace(entry: JournalEntry): Promise<void>;
-  get(id: string): Promise<JournalEntry | null>;
+  get(id: string, options?: ReadOptions): Promise<JournalEntry | null>;
   /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. */
   listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalEntry>>;
   delete(id: string): Promise<boolean>;
@@ -369,7 +379,7 @@ export interface FolderRepository {
   /** Returns false when the campaign already has a folder at that path. */
   insert(folder: JournalFolder): Promise<boolean>;
   replace(folder: JournalFolder): Promise<boolean>;
-  get(id: string): Promise<JournalFolder | null>;
+  get(id: string, options?: ReadOptions): Promise<JournalFolder | null>;
   list(campaignId: string, parentId?: string): Promise<JournalFolder[]>;
   /** Parent of each folder on the way up from `id`. */
   ancestry(id: string): Promise<Map<string, string | null>>;
@@ -429,7 +439,7 @@ export interface ArtifactRepository<T> {
 export interface BeatRepository {
   insert(beat: Beat): Promise<void>;
   replace(beat: Beat): Promise<void>;
-  get(id: string): Promise<Beat | null>;
+  get(id: string, options?: ReadOptions): Promise<Beat | null>;
   listByCampaign(campaignId: string, page: PageRequest): Promise<Listing<Beat>>;
   listBySession(sessionId: string, page: PageRequest): Promise<Listing<Beat>>;
   allBySession(sessionId: string): Promise<Beat[]>;
@@ -455,7 +465,7 @@ export interface MomentFilters {
 export interface MomentRepository {
   insert(moment: Moment): Promise<void>;
   replace(moment: Moment): Promise<void>;
-  get(id: string): Promise<Moment | null>;
+  get(id: string, options?: ReadOptions): Promise<Moment | null>;
   list(filters: MomentFilters, page: PageRequest): Promise<Listing<Moment>>;
   delete(id: string): Promise<boolean>;
 }
@@ -520,13 +530,13 @@ export interface RecapRepository {
   pipeline(campaignId: string, sessionId: string, source: string, make: () => RecapPipeline): Promise<RecapPipeline>;
   insertAward(award: HeroAward, card: Uint8Array | null): Promise<void>;
   replaceAward(award: HeroAward, card: Uint8Array | null): Promise<void>;
-  getAward(id: string): Promise<HeroAward | null>;
+  getAward(id: string, options?: ReadOptions): Promise<HeroAward | null>;
   awardCard(id: string): Promise<Uint8Array | null>;
   listAwards(filters: RecapFilters, page: PageRequest): Promise<Listing<HeroAward>>;
   deleteAward(id: string): Promise<boolean>;
   insertEntry(entry: RecapEntry): Promise<void>;
   replaceEntry(entry: RecapEntry): Promise<void>;
-  getEntry(id: string): Promise<RecapEntry | null>;
+  getEntry(id: string, options?: ReadOptions): Promise<RecapEntry | null>;
   listEntries(type: RecapEntry["entry_type"], filters: RecapFilters, page: PageRequest): Promise<Listing<RecapEntry>>;
   deleteEntry(id: string): Promise<boolean>;
   countPipelines(sessionId: string): Promise<number>;
@@ -565,8 +575,14 @@ export interface StoreHealth {
 
 export interface RecordStore extends Repositories {
   readonly backend: string;
-  /** Runs `work` atomically: every write inside commits together or not at all. */
-  withTransaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` atomically: every write inside commits together or not at all. When `work` returns
+   * a failed Result (`{ ok: false }`), its writes are rolled back and that result returned, so a
+   * use case refusing half-way leaves nothing half-written. When the database
+   * rolls it back over a deadlock or serialization failure, `work` runs again (a few times), so it
+   * must have no effects outside the transaction; `retry: false` is for work that cannot run twice.
+   */
+  withTransaction<T>(work: (repos: Repositories) => Promise<T>, options?: { retry?: boolean }): Promise<T>;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { characterSearchText, entitySearchText, type Character, type CharacterTy
 import { queryWords, searchSnippet } from "../../domain/snippets.ts";
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import type {
+  ReadOptions,
   CharacterRepository,
   EntityRepository,
   LinkRepository,
@@ -17,6 +18,10 @@ import type {
 } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
+
+/** The tail of a read for update (ReadOptions.lock): `no key` so foreign-key checks of other writers are not blocked. */
+export const lockClause = (options: ReadOptions | undefined, table?: string): string =>
+  options?.lock ? ` for no key update${table ? ` of ${table}` : ""}` : "";
 
 export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
 export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
@@ -191,8 +196,8 @@ export function characters(db: SqlExecutor): CharacterRepository {
         characterParams(c),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select ${CHARACTER_COLUMNS} from characters c where c.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${CHARACTER_COLUMNS} from characters c where c.id = $1${lockClause(options, "c")}`, [id]);
       return row ? toCharacter(row) : null;
     },
     async list(campaignId, filters, page) {
@@ -267,8 +272,8 @@ export function entities(db: SqlExecutor): EntityRepository {
         entityParams(e),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select ${ENTITY_COLUMNS} from entities e where e.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${ENTITY_COLUMNS} from entities e where e.id = $1${lockClause(options, "e")}`, [id]);
       return row ? toEntity(row) : null;
     },
     async list(campaignId, kind, filters, page) {
@@ -328,8 +333,8 @@ export function links(db: SqlExecutor): LinkRepository {
       );
       return toLink(row!);
     },
-    async get(id) {
-      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1${lockClause(options, "l")}`, [id]);
       return row ? toLink(row) : null;
     },
     async list(campaignId, filters, page, viewerId) {
@@ -418,31 +423,38 @@ export function lookup(db: SqlExecutor): LookupRepository {
     },
     async resolveNames(campaignId, keys) {
       if (!keys.length) return [];
-      const rows = await db.query(
-        `with wanted as (select jsonb_array_elements_text($2::text::jsonb) as key)
-         select 'Character' as type, c.id, c.character_name as name, c.character_aliases as aliases, c.created_at
-           from characters c where c.campaign_id = $1
-            and (lower(c.character_name) in (select key from wanted)
-                 or exists (select 1 from jsonb_array_elements_text(c.character_aliases) a where lower(a) in (select key from wanted)))
-         union all
-         select initcap(e.kind), e.id, e.name, e.aliases, e.created_at
-           from entities e where e.campaign_id = $1
-            and (lower(e.name) in (select key from wanted)
-                 or exists (select 1 from jsonb_array_elements_text(e.aliases) a where lower(a) in (select key from wanted)))
-         order by created_at`,
+      // Two statements, as a locking read cannot be a union. `for share`: a target being deleted
+      // meanwhile is either waited for (and then not found) or waits for the link to be made
+      // (and then removes it), so no link is left pointing at a deleted record.
+      const wanted = `with wanted as (select jsonb_array_elements_text($2::text::jsonb) as key)`;
+      const characterRows = await db.query(
+        `${wanted} select 'Character' as type, c.id, c.character_name as name, c.character_aliases as aliases, c.created_at
+         from characters c where c.campaign_id = $1
+          and (lower(c.character_name) in (select key from wanted)
+               or exists (select 1 from jsonb_array_elements_text(c.character_aliases) a where lower(a) in (select key from wanted)))
+         order by c.id for share of c`,
         [campaignId, json(keys)],
       );
+      const entityRows = await db.query(
+        `${wanted} select initcap(e.kind) as type, e.id, e.name, e.aliases, e.created_at
+         from entities e where e.campaign_id = $1
+          and (lower(e.name) in (select key from wanted)
+               or exists (select 1 from jsonb_array_elements_text(e.aliases) a where lower(a) in (select key from wanted)))
+         order by e.id for share of e`,
+        [campaignId, json(keys)],
+      );
+      const rows = [...characterRows, ...entityRows].sort((a, b) => iso(a.created_at).localeCompare(iso(b.created_at)));
       return rows.map((row) => ({ type: str(row.type) as RecordRef["type"], id: str(row.id), campaign_id: campaignId, name: str(row.name), aliases: jsonArray(row.aliases) }));
     },
-    async textsMentioning(campaignId, needle) {
+    async textsMentioning(campaignId, needle, options) {
       const sources: TextSource[] = [];
       const pattern = likePattern(needle);
       for (const [sourceType, table, column] of TEXT_FIELDS) {
         const campaignColumn = table === "campaigns" ? "id" : "campaign_id";
-        const rows = await db.query(`select id, ${column} as text from ${table} where ${campaignColumn} = $1 and ${column} ilike $2`, [campaignId, pattern]);
+        const rows = await db.query(`select id, ${column} as text from ${table} where ${campaignColumn} = $1 and ${column} ilike $2 order by id${lockClause(options)}`, [campaignId, pattern]);
         for (const row of rows) sources.push({ sourceType, sourceId: str(row.id), field: `${table}.${column}`, text: str(row.text) });
       }
-      const rows = await db.query(`select id, kind, description as text from entities where campaign_id = $1 and description ilike $2`, [campaignId, pattern]);
+      const rows = await db.query(`select id, kind, description as text from entities where campaign_id = $1 and description ilike $2 order by id${lockClause(options)}`, [campaignId, pattern]);
       for (const row of rows) {
         const kind = str(row.kind);
         sources.push({ sourceType: (kind[0]!.toUpperCase() + kind.slice(1)) as LinkFromType, sourceId: str(row.id), field: "entities.description", text: str(row.text) });

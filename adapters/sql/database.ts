@@ -11,9 +11,18 @@ export interface SqlExecutor {
   exec(text: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Run `work` again (a few times, after a short random pause) when the database rolled it back
+   * over a deadlock or serialization failure. `work` must then have no effects outside the
+   * transaction; pass false for work that cannot run twice (it consumes a stream).
+   */
+  retry?: boolean;
+}
+
 export interface SqlDatabase extends SqlExecutor {
   readonly backend: "pglite" | "postgres";
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -34,13 +43,37 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
       await runner.unsafe(text);
     },
   });
+  const top = executorOf(sql);
   return {
     backend: "postgres",
-    ...executorOf(sql),
-    transaction: async <T>(work: (tx: SqlExecutor) => Promise<T>) =>
-      (await sql.begin((tx) => work(executorOf(tx)))) as T,
+    // A single statement rolled back over a deadlock changed nothing, so it may simply run again.
+    query: (text, params) => retryingConflicts(() => top.query(text, params)),
+    exec: top.exec,
+    transaction: async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
+      const once = async () => (await sql.begin((tx) => work(executorOf(tx)))) as T;
+      return options.retry === false ? once() : retryingConflicts(once);
+    },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** SQLSTATEs that mean "this transaction lost a race; running it again may well succeed". */
+const RETRYABLE = new Set(["40001", "40P01"]); // serialization_failure, deadlock_detected
+const MAX_ATTEMPTS = 6;
+
+export const isRetryableConflict = (error: unknown): boolean =>
+  RETRYABLE.has(String((error as { code?: unknown } | null)?.code ?? ""));
+
+export async function retryingConflicts<T>(run: () => Promise<T>, attempts = MAX_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= attempts || !isRetryableConflict(error)) throw error;
+      // Jittered, growing pause so the transactions that collided do not collide again in step.
+      await Bun.sleep(Math.random() * 5 * 2 ** attempt);
+    }
+  }
 }
 
 /** `dataDir` null keeps the database in memory (tests). */
@@ -71,6 +104,7 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
   return {
     backend: "pglite",
     ...executorOf(db),
+    // One connection runs one transaction at a time: nothing to collide with, nothing to retry.
     transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => work(executorOf(tx))),
     close: () => db.close(),
   };

@@ -3,7 +3,7 @@ import type { JournalStatus, PermissionLevel } from "../../domain/journals.ts";
 import type { QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { Session, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { FolderRepository, JournalEntry, JournalFolder, JournalRepository, Quest, QuestRepository, SessionRepository } from "../../ports/records.ts";
-import { iso, isoOrNull, isUniqueViolation, json, jsonArray, jsonOrNull, likePattern, paged, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, isUniqueViolation, json, jsonArray, jsonOrNull, likePattern, lockClause, paged, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
 
@@ -38,8 +38,8 @@ export function sessions(db: SqlExecutor): SessionRepository {
         [s.id, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.updated_at],
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select * from sessions where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from sessions where id = $1${lockClause(options)}`, [id]);
       return row ? toSession(row) : null;
     },
     async list(campaignId, filters, page) {
@@ -146,8 +146,8 @@ export function quests(db: SqlExecutor): QuestRepository {
         questParams(q),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select * from quests where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from quests where id = $1${lockClause(options)}`, [id]);
       return row ? toQuest(row) : null;
     },
     async list(campaignId, filters, page) {
@@ -249,8 +249,8 @@ export function journals(db: SqlExecutor): JournalRepository {
         entryParams(e),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select * from journal_entries where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from journal_entries where id = $1${lockClause(options)}`, [id]);
       return row ? toEntry(row) : null;
     },
     async listVisible(campaignId, viewerId, filters, page) {
@@ -346,8 +346,8 @@ export function folders(db: SqlExecutor): FolderRepository {
           folderParams(f),
         ),
       ),
-    async get(id) {
-      const [row] = await db.query(`select * from journal_folders where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from journal_folders where id = $1${lockClause(options)}`, [id]);
       return row ? toFolder(row) : null;
     },
     async list(campaignId, parentId) {

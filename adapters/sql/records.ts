@@ -16,7 +16,7 @@ import type {
   SpeakerRepository,
   UserRepository,
 } from "../../ports/records.ts";
-import { characters, entities, iso, isoOrNull, isUniqueViolation, json, jsonArray, likePattern, links, lookup, paged, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
+import { characters, entities, iso, isoOrNull, json, jsonArray, likePattern, links, lockClause, lookup, paged, searchIndex, str, strOrNull, tasks } from "./compendium.ts";
 import type { Row, SqlDatabase, SqlExecutor } from "./database.ts";
 import { folders, journals, quests, sessions } from "./journals.ts";
 import { beats, castAnalyses, handouts, moments, recaps, transcripts } from "./story.ts";
@@ -78,23 +78,20 @@ const toSpeaker = (row: Row): Speaker => ({
 function users(db: SqlExecutor): UserRepository {
   return {
     async insert(user) {
-      try {
-        const [row] = await db.query(
-          `insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5::timestamptz) returning *`,
-          [user.id, user.name, user.email, user.role, user.created_at],
-        );
-        return toUser(row!);
-      } catch (error) {
-        if (isUniqueViolation(error)) return null;
-        throw error;
-      }
+      // `on conflict` rather than catching the violation: an error would abort the caller's transaction.
+      const [row] = await db.query(
+        `insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5::timestamptz)
+         on conflict (email) do nothing returning *`,
+        [user.id, user.name, user.email, user.role, user.created_at],
+      );
+      return row ? toUser(row) : null;
     },
     async get(id) {
       const [row] = await db.query(`select * from users where id = $1`, [id]);
       return row ? toUser(row) : null;
     },
-    async findByEmail(email) {
-      const [row] = await db.query(`select * from users where email = $1`, [email]);
+    async findByEmail(email, options) {
+      const [row] = await db.query(`select * from users where email = $1${lockClause(options)}`, [email]);
       return row ? toUser(row) : null;
     },
     async count() {
@@ -168,8 +165,8 @@ function campaigns(db: SqlExecutor): CampaignRepository {
         [c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature, c.owner_id, c.created_at, c.updated_at],
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select ${CAMPAIGN_COLUMNS} from campaigns c where c.id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select ${CAMPAIGN_COLUMNS} from campaigns c where c.id = $1${lockClause(options, "c")}`, [id]);
       return row ? toCampaign(row) : null;
     },
     async getWithStanding(id, userId) {
@@ -250,8 +247,8 @@ function members(db: SqlExecutor): MemberRepository {
       const rows = await db.query(`delete from campaign_members where campaign_id = $1 and user_id = $2 returning user_id`, [campaignId, userId]);
       return rows.length > 0;
     },
-    async get(campaignId, userId) {
-      const [row] = await db.query(`select * from campaign_members where campaign_id = $1 and user_id = $2`, [campaignId, userId]);
+    async get(campaignId, userId, options) {
+      const [row] = await db.query(`select * from campaign_members where campaign_id = $1 and user_id = $2${lockClause(options)}`, [campaignId, userId]);
       return row ? toMember(row) : null;
     },
     async list(campaignId) {
@@ -354,11 +351,32 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   recaps: recaps(db),
 });
 
+/** Carries a use case's failed Result out of the transaction, which the throw rolls back. */
+class RolledBack extends Error {
+  constructor(readonly result: unknown) {
+    super("rolled back: the use case failed");
+  }
+}
+
+const isFailedResult = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false && "error" in value;
+
 export function sqlRecordStore(db: SqlDatabase): RecordStore {
   return {
     backend: db.backend,
     ...repositoriesOn(db),
-    withTransaction: (work) => db.transaction((tx) => work(repositoriesOn(tx))),
+    withTransaction: async (work, options) => {
+      try {
+        return await db.transaction(async (tx) => {
+          const result = await work(repositoriesOn(tx));
+          if (isFailedResult(result)) throw new RolledBack(result);
+          return result;
+        }, options);
+      } catch (error) {
+        if (error instanceof RolledBack) return error.result as Awaited<ReturnType<typeof work>>;
+        throw error;
+      }
+    },
     async health() {
       const started = performance.now();
       const migrations = await migrationStatus(db);

@@ -11,7 +11,7 @@ import type {
   SessionArtifact,
   TranscriptRepository,
 } from "../../ports/records.ts";
-import { iso, isoOrNull, json, jsonArray, jsonOrNull, likePattern, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
+import { iso, isoOrNull, json, jsonArray, jsonOrNull, likePattern, lockClause, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
 const num = (value: unknown) => Number(value);
@@ -141,8 +141,8 @@ export function beats(db: SqlExecutor): BeatRepository {
         beatParams(b),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select * from beats where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from beats where id = $1${lockClause(options)}`, [id]);
       return row ? toBeat(row) : null;
     },
     async listByCampaign(campaignId, page) {
@@ -217,8 +217,8 @@ export function moments(db: SqlExecutor): MomentRepository {
         momentParams(m),
       );
     },
-    async get(id) {
-      const [row] = await db.query(`select * from moments where id = $1`, [id]);
+    async get(id, options) {
+      const [row] = await db.query(`select * from moments where id = $1${lockClause(options)}`, [id]);
       return row ? toMoment(row) : null;
     },
     async list(filters, page) {
@@ -338,8 +338,8 @@ export function recaps(db: SqlExecutor): RecapRepository {
         awardParams(a, card),
       );
     },
-    async getAward(id) {
-      const [row] = await db.query(`select ${AWARD_COLUMNS} from hero_awards where id = $1`, [id]);
+    async getAward(id, options) {
+      const [row] = await db.query(`select ${AWARD_COLUMNS} from hero_awards where id = $1${lockClause(options)}`, [id]);
       return row ? toAward(row) : null;
     },
     async awardCard(id) {
@@ -376,8 +376,8 @@ export function recaps(db: SqlExecutor): RecapRepository {
         entryParams(e),
       );
     },
-    async getEntry(id) {
-      const [row] = await db.query(`select * from recap_entries where id = $1`, [id]);
+    async getEntry(id, options) {
+      const [row] = await db.query(`select * from recap_entries where id = $1${lockClause(options)}`, [id]);
       return row ? toEntry(row) : null;
     },
     async listEntries(type, filters, page) {

@@ -147,6 +147,17 @@ for (const backend of backends) {
       expect(await store.campaigns.get(campaign.id)).not.toBeNull();
     });
 
+    test("transactions: a failed Result rolls back the writes made before it and comes back as it was", async () => {
+      const campaign = campaignOf(alice, "Refused half-way");
+      const refusal = { ok: false as const, error: { failure: "bad_request" as const, detail: "no" } };
+      const result = await store.withTransaction(async (tx) => {
+        await tx.campaigns.insert(campaign);
+        return refusal;
+      });
+      expect(result).toEqual({ ok: false, error: { failure: "bad_request", detail: "no" } });
+      expect(await store.campaigns.get(campaign.id)).toBeNull();
+    });
+
     test("campaign delete removes its members, speakers, settings and field definitions", async () => {
       const campaign = campaignOf(alice, "Doomed");
       await store.campaigns.insert(campaign);

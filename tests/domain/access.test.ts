@@ -15,6 +15,10 @@ describe("campaign access levels", () => {
     expect(level(["viewer"])).toBe("read");
     expect(level([])).toBe("none");
     expect(level([], false, true)).toBe("read");
+    // Only owner_id makes the owner: a stale owner role (a former owner) is worth admin, no more.
+    expect(level(["owner"])).toBe("manage");
+    expect(level(["owner", "admin"])).toBe("manage");
+    expect(level(["owner"], true)).toBe("owner");
   });
 
   test("grants is a total order: a level grants exactly the levels at or below it", () => {
@@ -50,7 +54,7 @@ describe("campaign access levels", () => {
     fc.assert(
       fc.property(standing, (s) => {
         const level: AccessLevel = accessLevelOf(s);
-        expect(grants(level, "owner")).toBe(s.isOwner || s.roles.includes("owner"));
+        expect(grants(level, "owner")).toBe(s.isOwner);
         const isMember = s.isOwner || s.roles.some((role) => (MEMBER_ROLES as readonly string[]).includes(role));
         if (isMember) expect(grants(level, "read")).toBe(true);
       }),
@@ -61,5 +65,6 @@ describe("campaign access levels", () => {
     expect(primaryRole(false, ["player", "admin"])).toBe("admin");
     expect(primaryRole(true, ["viewer"])).toBe("owner");
     expect(primaryRole(false, ["gm"])).toBeNull();
+    expect(primaryRole(false, ["owner", "player"])).toBe("admin");
   });
 });
