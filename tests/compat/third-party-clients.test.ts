@@ -34,7 +34,7 @@ describe("third-party Archivist clients replayed against the service", () => {
   let gm: Awaited<ReturnType<typeof newUser>>;
   let key: string;
   // Fixtures made with the canonical spellings, so that one client's failure does not cascade.
-  const fx: Record<string, string> = {};
+  const fx = {} as Record<string, string> & { campaign: string };
 
   // archivist-sync's _request: the headers it sends, Content-Type only with a body, Origin as a browser would.
   const sync = async (method: string, path: string, body?: unknown) => {
