@@ -18,9 +18,10 @@ export const ImageUrl = Type.String({
   "x-error": "Image must be an HTTPS URL of at most 2048 characters",
 });
 
+// Optional with a default: the default is filled before validation, and clients need not send it.
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" }),
-  size: Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" }),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" })),
 };
 
 export const PageOf = <T extends TSchema>(item: T, name: string) =>
@@ -342,8 +343,8 @@ export const PickerQuery = Type.Object({
   ...CampaignIdQuery,
   type: Type.Union([Type.Literal("characters"), Type.Literal("factions"), Type.Literal("locations"), Type.Literal("items")]),
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" }),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" })),
 });
 
 export const PickerPage = Type.Object(
