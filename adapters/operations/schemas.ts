@@ -50,6 +50,8 @@ export const Campaign = Type.Object(
     public: Type.Boolean({ description: "Read-only" }),
     mature: Type.Boolean(),
     owner_id: Id(),
+    archived: Type.Boolean({ description: "Archived campaigns stay readable and writable; lists can filter on it" }),
+    archived_at: Nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Nullable(Timestamp),
   },
@@ -73,7 +75,12 @@ export const CampaignCreate = Type.Object(
 export type CampaignCreateBody = Static<typeof CampaignCreate>;
 
 export const CampaignUpdate = Type.Partial(
-  Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...campaignFields }),
+  Type.Object({
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    ...campaignFields,
+    archived: Type.Boolean({ description: "true archives the campaign now (an archived one keeps its archived_at); false unarchives it" }),
+    archived_at: Nullable({ ...Timestamp, description: "Archive at this time; null unarchives. Must agree with archived when both are sent" }),
+  }),
   { title: "CampaignUpdate" },
 );
 
@@ -82,6 +89,7 @@ export const CampaignListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of title or description" })),
   owner_id: Type.Optional(Id("Only campaigns owned by this user")),
   public_only: Type.Optional(Type.Boolean({ default: false, description: "List public campaigns instead of your own" })),
+  archived: Type.Optional(Type.Boolean({ description: "true: only archived campaigns; false: only active ones; absent: both" })),
 });
 
 const count = Type.Integer({ minimum: 0 });
