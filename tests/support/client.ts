@@ -1,7 +1,7 @@
 // A plain fetch client for black-box tests. Every JSON answer is checked against the response
 // schema /openapi.json documents for its route and status, with a standard validator.
 import type { ValidateFunction } from "ajv";
-import { describeErrors, schemaValidator } from "./jsonschema.ts";
+import { describeErrors, openApiValidator } from "./jsonschema.ts";
 
 type ResponseCheck = (method: string, path: string, status: number, body: unknown) => void;
 
@@ -9,9 +9,7 @@ const documented = new Map<string, Promise<ResponseCheck>>();
 
 async function responseCheck(baseUrl: string): Promise<ResponseCheck> {
   const doc = await (await fetch(`${baseUrl}/openapi.json`)).json();
-  const ajv = schemaValidator();
-  // The document's components, so response schemas' #/components/schemas/... refs resolve.
-  ajv.addSchema({ $id: "https://openapi.local/components", $defs: doc.components?.schemas ?? {} });
+  const { ajv, openApiSchema } = openApiValidator(doc);
   const routes = Object.keys(doc.paths)
     // Literal segments before parameters, as the router matches them.
     .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
@@ -23,8 +21,7 @@ async function responseCheck(baseUrl: string): Promise<ResponseCheck> {
     const key = `${method} ${route.template} ${status}`;
     if (!compiled.has(key)) {
       const schema = doc.paths[route.template][method.toLowerCase()].responses[status]?.content?.["application/json"]?.schema;
-      const rebased = schema && JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"https://openapi.local/components#/$defs/'));
-      compiled.set(key, rebased ? ajv.compile(rebased) : null);
+      compiled.set(key, schema ? ajv.compile(openApiSchema(schema)) : null);
     }
     const validate = compiled.get(key);
     if (validate && !validate(body)) throw new Error(`${key}: the body does not match the documented response schema: ${describeErrors(validate)}`);

@@ -14,3 +14,16 @@ export function schemaValidator() {
 /** A readable list of what failed, for test messages. */
 export const describeErrors = (validate: ValidateFunction) =>
   (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`).join("; ");
+
+const COMPONENTS_ID = "https://openapi.local/components";
+const rebase = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', `"${COMPONENTS_ID}#/$defs/`));
+
+/**
+ * A validator for an OpenAPI document's schemas: its components are registered once, and
+ * `openApiSchema` turns a schema from the document into one whose component references resolve.
+ */
+export function openApiValidator(doc: { components?: { schemas?: Record<string, unknown> } }) {
+  const ajv = schemaValidator();
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: rebase(doc.components?.schemas ?? {}) });
+  return { ajv, openApiSchema: (schema: unknown) => rebase(schema) };
+}
