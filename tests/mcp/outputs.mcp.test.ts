@@ -52,6 +52,27 @@ describe("MCP tool results match their output schemas", () => {
     expect(await call("get_session", { session_id: sessionId })).toMatchObject({ beats: null, moments: null });
   });
 
+  test("campaign archive through MCP: update_campaign and list_campaigns take it from the table", async () => {
+    const { tools } = await mcp.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("update_campaign")!.inputSchema.properties).toMatchObject({ archived: { type: "boolean" }, archived_at: { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] } });
+    expect(byName.get("list_campaigns")!.inputSchema.properties).toMatchObject({ archived: { type: "boolean" } });
+    expect(byName.get("list_campaigns")!.inputSchema.required).toBeUndefined();
+
+    const shelved = await call("create_campaign", { title: "Shelved through MCP" });
+    expect(shelved).toMatchObject({ archived: false, archived_at: null });
+    const archived = await call("update_campaign", { campaign_id: shelved.id, archived: true });
+    expect(archived).toMatchObject({ id: shelved.id, archived: true, archived_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expect(await call("get_campaign", { campaign_id: shelved.id })).toEqual(archived);
+    const titles = async (args: Record<string, unknown>) => (await call("list_campaigns", args)).data.map((c: any) => c.title);
+    expect(await titles({ archived: true })).toEqual(["Shelved through MCP"]);
+    expect(await titles({ archived: false })).not.toContain("Shelved through MCP");
+    expect(await titles({})).toContain("Shelved through MCP");
+    const refused = await mcp.callTool({ name: "update_campaign", arguments: { campaign_id: shelved.id, archived: false, archived_at: "2024-01-01T00:00:00Z" } });
+    expect(refused.isError).toBe(true);
+    expect(payload(refused)).toEqual({ status: 422, detail: [{ type: "value_error", loc: ["body", "archived_at"], msg: "archived_at must be null when archived is false", input: "2024-01-01T00:00:00Z" }] });
+  });
+
   test("every tool with an outputSchema, called once on filled-in records", async () => {
     // Campaigns.
     await call("list_campaigns", {});
