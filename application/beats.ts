@@ -15,7 +15,8 @@ const NOT_FOUND = "Beat not found";
 export type BeatView = Beat & { game_session_id: string | null };
 export type BeatNode = BeatView & { children: BeatNode[]; linkedEntities: { characters: string[]; factions: string[]; locations: string[]; items: string[] } };
 
-const beatView = (beat: Beat, withLinks: boolean): BeatView => ({ ...beat, description: stripOrKeep(beat.description, withLinks), game_session_id: beat.game_session_ids[0] ?? null });
+/** The read shape everywhere a beat is shown (session detail included). */
+export const beatView = (beat: Beat, withLinks: boolean): BeatView => ({ ...beat, description: stripOrKeep(beat.description, withLinks), game_session_id: beat.game_session_ids[0] ?? null });
 
 export interface BeatFields {
   label?: string;

@@ -1,10 +1,12 @@
 import {
+  archiveChange,
   CREATOR_ROLES,
   DEFAULT_CHARACTER_ARC,
   DEFAULT_FIELD_DEFINITIONS,
   DEFAULT_GM_SPEAKER,
   DEFAULT_LANGUAGE,
   normalizeTitle,
+  type ArchiveRequest,
   type Campaign,
   type CampaignChanges,
   type CampaignDraft,
@@ -56,6 +58,8 @@ export async function createCampaign(deps: Deps, caller: Caller, draft: Campaign
     public: false,
     mature: draft.mature ?? false,
     owner_id: caller.userId,
+    archived: false,
+    archived_at: null,
     created_at: at,
     updated_at: null,
   };
@@ -90,18 +94,23 @@ export async function updateCampaign(
   deps: Deps,
   caller: Caller,
   campaignId: string,
-  changes: CampaignChanges,
+  changes: CampaignChanges & ArchiveRequest,
 ): Promise<Result<Campaign>> {
   const access = await campaignAccess(deps, caller, campaignId, "manage");
   if (!access.ok) return access;
-  const cleaned: CampaignChanges = { ...changes };
+  const { archived, archived_at, ...rest } = changes;
+  const cleaned: CampaignChanges = rest;
   if (cleaned.title !== undefined) {
     cleaned.title = normalizeTitle(cleaned.title);
     if (!cleaned.title) return blankTitle(changes.title);
   }
+  const now = nowIso(deps);
+  const archive = archiveChange(access.value.campaign.archived_at, { archived, archived_at }, now);
+  if (!archive.ok) return archive;
+  if (archive.value !== undefined) cleaned.archived_at = archive.value;
   if (Object.keys(cleaned).length === 0) return ok(campaignView(access.value.campaign, false));
   return deps.records.withTransaction(async (tx): Promise<Result<Campaign>> => {
-    const updated = await tx.campaigns.update(campaignId, cleaned, nowIso(deps));
+    const updated = await tx.campaigns.update(campaignId, cleaned, now);
     if (!updated) return fail("not_found", "Campaign not found");
     if (cleaned.summary !== undefined) await syncWikilinks(tx, deps, { campaignId, type: "World", id: campaignId }, updated.summary);
     return ok(campaignView(updated, false));

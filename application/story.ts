@@ -6,18 +6,19 @@ import type { Caller } from "../domain/identity.ts";
 import { estimateTokens } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { Session, SessionType } from "../domain/sessions.ts";
-import type { Beat, Handout, Moment } from "../domain/story.ts";
+import type { Handout, Moment } from "../domain/story.ts";
 import { parserFor, sniffFormat, speakersOf, TranscriptError, type TranscriptFormat, type Utterance } from "../domain/transcripts.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories, SessionArtifact, StoredUtterance, TranscriptRecord } from "../ports/records.ts";
 import { campaignAccess, recordAccess, requireFirstParty } from "./access.ts";
+import { beatView, type BeatView } from "./beats.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 import { indexSession } from "./sessions.ts";
 
 const SESSION_NOT_FOUND = "Session not found";
 
-export type SessionView = Session & { index: number; beats?: Beat[] | null; moments?: Moment[] | null };
+export type SessionView = Session & { index: number; beats?: BeatView[] | null; moments?: Moment[] | null };
 
 const view = (session: Session, index: number, withLinks: boolean): SessionView => ({ ...session, summary: stripOrKeep(session.summary, withLinks), index });
 
@@ -45,7 +46,7 @@ export async function getSession(
   const session = found.value.record;
   const withLinks = options.with_links ?? false;
   const result: SessionView = { ...view(session, await deps.records.sessions.numberOf(session), withLinks), beats: null, moments: null };
-  if (options.include_beats) result.beats = (await deps.records.beats.allBySession(session.id)).map((b) => ({ ...b, description: stripOrKeep(b.description, withLinks) }));
+  if (options.include_beats) result.beats = (await deps.records.beats.allBySession(session.id)).map((b) => beatView(b, withLinks));
   if (options.include_moments)
     result.moments = (await deps.records.moments.list({ sessionId: session.id }, { page: 1, size: 1000 })).rows.map((m) => ({ ...m, content: stripOrKeep(m.content, withLinks) }));
   return ok(result);

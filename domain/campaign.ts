@@ -1,4 +1,5 @@
 // Campaign records and what every new campaign starts with.
+import { invalidField, ok, type Result } from "./errors.ts";
 
 export interface Campaign {
   id: string;
@@ -11,6 +12,9 @@ export interface Campaign {
   public: boolean;
   mature: boolean;
   owner_id: string;
+  /** Derived: archived_at is set. */
+  archived: boolean;
+  archived_at: string | null;
   created_at: string;
   updated_at: string | null;
 }
@@ -26,7 +30,27 @@ export interface CampaignDraft {
   mature?: boolean;
 }
 
-export type CampaignChanges = Partial<CampaignDraft>;
+export type CampaignChanges = Partial<CampaignDraft> & { archived_at?: string | null };
+
+/** What a PATCH may say about archiving. */
+export interface ArchiveRequest {
+  archived?: boolean;
+  archived_at?: string | null;
+}
+
+/**
+ * The archived_at a PATCH leaves (undefined: archiving untouched). `archived: true` archives now,
+ * keeping the time of an earlier archive; `archived: false` or `archived_at: null` unarchives; an
+ * explicit `archived_at` archives at that time (clients copying campaigns keep their history).
+ * Fields that contradict each other are refused rather than guessed at.
+ */
+export function archiveChange(current: string | null, request: ArchiveRequest, now: string): Result<string | null | undefined> {
+  const { archived, archived_at: at } = request;
+  if (archived === undefined) return ok(at);
+  if (at === undefined) return ok(archived ? (current ?? now) : null);
+  if (archived === (at !== null)) return ok(at);
+  return { ok: false, error: invalidField(["body", "archived_at"], archived ? "archived_at cannot be null when archived is true" : "archived_at must be null when archived is false", at) };
+}
 
 export const DEFAULT_LANGUAGE = "en";
 

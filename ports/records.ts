@@ -73,6 +73,8 @@ export interface CampaignFilters {
   search?: string;
   ownerId?: string;
   publicOnly?: boolean;
+  /** Only archived (true) or only active (false) campaigns; both when absent. */
+  archived?: boolean;
 }
 
 /** A campaign together with the caller's standing in it, read in one round trip. */

@@ -4,7 +4,7 @@ import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
-import { invoke, RawResponse, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { invoke, RawResponse, routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { bodyOf, STATUS_OF } from "./failures.ts";
 import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
@@ -196,10 +196,10 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
 
   for (const operation of operations) {
     if (!operation.http) continue;
-    for (const path of [operation.http.path, ...(operation.http.aliases ?? [])]) {
+    for (const { method, path } of routesOf(operation.http)) {
       const elysiaPath = toElysiaPath(path);
-      routeShapes.push({ method: operation.http.method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
-      app.route(operation.http.method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
+      routeShapes.push({ method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
+      app.route(method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
     }
   }
 

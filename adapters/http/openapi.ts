@@ -1,6 +1,6 @@
 // The OpenAPI document, generated from the operation table (so it cannot drift from the routes).
 import type { TSchema } from "@sinclair/typebox";
-import type { Operation, ServiceInfo } from "../operations/operation.ts";
+import { routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { ErrorBody, ValidationErrorBody } from "../operations/schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -8,21 +8,59 @@ type Json = Record<string, unknown>;
 /** JSON round trip drops TypeBox's symbol keys and leaves plain JSON Schema. */
 export const plainSchema = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema));
 
-const errorResponse = (description: string, schema: TSchema = ErrorBody) => ({
+/**
+ * Plain JSON Schema for publishing. TypeBox writes a recursive schema as `$id: "T0"` with
+ * `$ref: "T0"` inside, which OpenAPI tools and MCP clients cannot resolve: each one becomes a named
+ * definition in `defs` (named by its title), referenced as `${prefix}<Name>`.
+ */
+export function publishedSchema(schema: TSchema, prefix: string, defs: Record<string, Json>): Json {
+  const names = new Map<string, string>();
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    const { $id, ...rest } = node as Json;
+    if (typeof $id === "string") {
+      const name = typeof rest.title === "string" ? rest.title : $id;
+      names.set($id, name);
+      if (!(name in defs)) {
+        defs[name] = {};
+        defs[name] = walk(rest) as Json;
+      }
+      return { $ref: `${prefix}${name}` };
+    }
+    if (typeof rest.$ref === "string" && names.has(rest.$ref)) return { ...rest, $ref: `${prefix}${names.get(rest.$ref)}` };
+    return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, walk(value)]));
+  };
+  return walk(plainSchema(schema)) as Json;
+}
+
+/** A schema with its own `$defs`, as an MCP tool's input or output schema must be. */
+export function selfContainedSchema(schema: TSchema): Json {
+  const defs: Record<string, Json> = {};
+  const published = publishedSchema(schema, "#/$defs/", defs);
+  if (!Object.keys(defs).length) return published;
+  // A recursive schema at the root: its body stays at the root (an MCP schema must say type: object).
+  const rootRef = typeof published.$ref === "string" && Object.keys(published).length === 1 ? published.$ref.slice("#/$defs/".length) : null;
+  return { ...(rootRef ? defs[rootRef] : published), $defs: defs };
+}
+
+type Publish = (schema: TSchema) => Json;
+
+const errorResponse = (publish: Publish, description: string, schema: TSchema = ErrorBody) => ({
   description,
-  content: { "application/json": { schema: plainSchema(schema) } },
+  content: { "application/json": { schema: publish(schema) } },
 });
 
-const parametersOf = (operation: Operation, path: string) => {
+const parametersOf = (publish: Publish, operation: Operation, path: string) => {
   const parameters: Json[] = [];
   const pathNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
   const declared = Object.entries(operation.input.path?.properties ?? {});
   declared.forEach(([, schema], position) => {
-    parameters.push({ name: pathNames[position], in: "path", required: true, schema: plainSchema(schema) });
+    parameters.push({ name: pathNames[position], in: "path", required: true, schema: publish(schema) });
   });
   const query = operation.input.query;
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
-    const plain = plainSchema(schema);
+    const plain = publish(schema);
     parameters.push({ name, in: "query", required: (query!.required ?? []).includes(name), description: plain.description, schema: plain });
   }
   return parameters;
@@ -30,33 +68,36 @@ const parametersOf = (operation: Operation, path: string) => {
 
 export function openApiDocument(operations: readonly Operation[], info: ServiceInfo): Json {
   const paths: Record<string, Json> = {};
+  const schemas: Record<string, Json> = {};
+  const publish: Publish = (schema) => publishedSchema(schema, "#/components/schemas/", schemas);
   for (const operation of operations) {
     if (!operation.http || operation.internal) continue;
-    const { method, path, status, aliases = [] } = operation.http;
-    [path, ...aliases].forEach((route, index) => {
+    const { status } = operation.http;
+    routesOf(operation.http).forEach(({ method, path: route, alias }, index) => {
+      const legacy = typeof alias === "string";
       const responses: Json = {
         [status]: status === 204 || !operation.output
           ? { description: status === 204 ? "Done; no content" : "Success" }
-          : { description: "Success", content: { "application/json": { schema: plainSchema(operation.output) } } },
+          : { description: "Success", content: { "application/json": { schema: publish(operation.output) } } },
       };
       if (operation.auth !== "none") {
-        responses["401"] = errorResponse("Missing or invalid API key");
-        if (operation.campaignAccess) responses["403"] = errorResponse("No access to this campaign at the level needed");
-        if (route.includes("{")) responses["404"] = errorResponse("Not found");
+        responses["401"] = errorResponse(publish, "Missing or invalid API key");
+        if (operation.campaignAccess) responses["403"] = errorResponse(publish, "No access to this campaign at the level needed");
+        if (route.includes("{")) responses["404"] = errorResponse(publish, "Not found");
       }
       if (operation.input.body || operation.input.query || operation.input.path)
-        responses["422"] = errorResponse("Validation error", ValidationErrorBody);
+        responses["422"] = errorResponse(publish, "Validation error", ValidationErrorBody);
       const entry: Json = {
-        operationId: index === 0 ? operation.id : `${operation.id}World${index > 1 ? index : ""}`,
-        summary: index === 0 ? operation.summary : `${operation.summary} (legacy worlds route)`,
+        operationId: !alias ? operation.id : legacy ? `${operation.id}World${index > 1 ? index : ""}` : alias.operationId,
+        summary: !alias ? operation.summary : legacy ? `${operation.summary} (legacy worlds route)` : alias.summary,
         description: operation.description,
-        tags: [index === 0 ? operation.tag : "Worlds (legacy)"],
-        parameters: parametersOf(operation, route),
+        tags: [legacy ? "Worlds (legacy)" : operation.tag],
+        parameters: parametersOf(publish, operation, route),
         responses,
       };
       if (operation.auth === "none") entry.security = [];
       if (operation.input.body) {
-        entry.requestBody = { required: true, content: { "application/json": { schema: plainSchema(operation.input.body) } } };
+        entry.requestBody = { required: true, content: { "application/json": { schema: publish(operation.input.body) } } };
       }
       if (operation.mcp) entry["x-mcp-tool"] = operation.mcp.name;
       (paths[route] ??= {})[method.toLowerCase()] = entry;
@@ -73,6 +114,7 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
     servers: [{ url: info.publicBaseUrl }],
     security: [{ apiKey: [] }, { bearer: [] }],
     components: {
+      schemas,
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
         bearer: { type: "http", scheme: "bearer" },

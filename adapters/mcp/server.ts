@@ -6,7 +6,7 @@ import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import { failureResponse, presentedKey } from "../http/app.ts";
 import { bodyOf, STATUS_OF } from "../http/failures.ts";
-import { plainSchema } from "../http/openapi.ts";
+import { selfContainedSchema } from "../http/openapi.ts";
 import { flatInputSchema, invoke, RawResponse, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
 
 export const MCP_INSTRUCTIONS = `Campaign Memory Service: the memory of tabletop role-playing campaigns (campaigns, characters, sessions, beats, key moments, quests, factions, locations, items, journals).
@@ -19,12 +19,12 @@ export function toolsOf(operations: readonly Operation[]): Tool[] {
     .filter((operation) => operation.mcp && !operation.internal)
     .map((operation) => {
       const mcp = operation.mcp!;
-      const output = operation.output && mcp.structuredOutput !== false ? plainSchema(operation.output) : undefined;
+      const output = operation.output && mcp.structuredOutput !== false ? selfContainedSchema(operation.output) : undefined;
       return {
         name: mcp.name,
         title: mcp.title,
         description: operation.description,
-        inputSchema: plainSchema(flatInputSchema(operation)) as Tool["inputSchema"],
+        inputSchema: selfContainedSchema(flatInputSchema(operation)) as Tool["inputSchema"],
         ...(output?.type === "object" ? { outputSchema: output as Tool["outputSchema"] } : {}),
         annotations: {
           title: mcp.title,

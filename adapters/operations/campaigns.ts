@@ -10,7 +10,7 @@ export const campaignOperations = defineOperations([
   {
     id: "listCampaigns",
     summary: "List campaigns",
-    description: `Lists the campaigns you own or are a member of, newest first (paginated). With public_only=true, lists public campaigns instead. ${CAMPAIGN_DOC}`,
+    description: `Lists the campaigns you own or are a member of, newest first (paginated). With public_only=true, lists public campaigns instead. Archived campaigns are listed too unless archived=false (archived=true lists only them). ${CAMPAIGN_DOC}`,
     tag: "Campaigns",
     auth: "user",
     campaignAccess: "read",
@@ -25,6 +25,7 @@ export const campaignOperations = defineOperations([
         search: query.search,
         ownerId: query.owner_id,
         publicOnly: query.public_only,
+        archived: query.archived,
         withLinks: query.with_links,
       }),
   },
@@ -58,7 +59,7 @@ export const campaignOperations = defineOperations([
     id: "updateCampaign",
     summary: "Update a campaign",
     description:
-      "Changes a campaign's title, description, system, summary, language, image or mature flag. Omitted fields stay as they are. Needs owner or game-master (admin) access. The summary may hold [[wikilinks]]: read with with_links=true before editing it.",
+      "Changes a campaign's title, description, system, summary, language, image or mature flag, or archives it (archived: true sets archived_at; false clears it). Omitted fields stay as they are. Needs owner or game-master (admin) access. The summary may hold [[wikilinks]]: read with with_links=true before editing it.",
     tag: "Campaigns",
     auth: "user",
     campaignAccess: "manage",

@@ -50,9 +50,35 @@ export interface HttpBinding {
   status: 200 | 201 | 202 | 204;
   /** The body is not JSON: the use case reads it as a stream (transcript import). */
   rawBody?: boolean;
-  /** Same operation under other paths; path parameters map by position (e.g. /v1/worlds/{world_id}). */
-  aliases?: string[];
+  /**
+   * The same operation elsewhere: a string is another path with the same method, path parameters
+   * mapped by position (e.g. /v1/worlds/{world_id}); an object another method (e.g. PUT for PATCH).
+   */
+  aliases?: (string | HttpAlias)[];
 }
+
+/** The same operation under another method (and path), documented as its own OpenAPI operation. */
+export interface HttpAlias {
+  method: HttpMethod;
+  path?: string;
+  operationId: string;
+  summary: string;
+}
+
+export interface HttpRoute {
+  method: HttpMethod;
+  path: string;
+  /** Absent on the operation's own route. */
+  alias?: string | HttpAlias;
+}
+
+/** Every route an operation answers on: its own first, then its aliases. */
+export const routesOf = (http: HttpBinding): HttpRoute[] => [
+  { method: http.method, path: http.path },
+  ...(http.aliases ?? []).map((alias) =>
+    typeof alias === "string" ? { method: http.method, path: alias, alias } : { method: alias.method, path: alias.path ?? http.path, alias },
+  ),
+];
 
 export interface McpBinding {
   name: string;

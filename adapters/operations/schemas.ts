@@ -18,9 +18,10 @@ export const ImageUrl = Type.String({
   "x-error": "Image must be an HTTPS URL of at most 2048 characters",
 });
 
+// Optional with a default: the default is filled before validation, and clients need not send it.
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" }),
-  size: Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" }),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" })),
 };
 
 export const PageOf = <T extends TSchema>(item: T, name: string) =>
@@ -49,6 +50,8 @@ export const Campaign = Type.Object(
     public: Type.Boolean({ description: "Read-only" }),
     mature: Type.Boolean(),
     owner_id: Id(),
+    archived: Type.Boolean({ description: "Archived campaigns stay readable and writable; lists can filter on it" }),
+    archived_at: Nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Nullable(Timestamp),
   },
@@ -72,7 +75,12 @@ export const CampaignCreate = Type.Object(
 export type CampaignCreateBody = Static<typeof CampaignCreate>;
 
 export const CampaignUpdate = Type.Partial(
-  Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...campaignFields }),
+  Type.Object({
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    ...campaignFields,
+    archived: Type.Boolean({ description: "true archives the campaign now (an archived one keeps its archived_at); false unarchives it" }),
+    archived_at: Nullable({ ...Timestamp, description: "Archive at this time; null unarchives. Must agree with archived when both are sent" }),
+  }),
   { title: "CampaignUpdate" },
 );
 
@@ -81,6 +89,7 @@ export const CampaignListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of title or description" })),
   owner_id: Type.Optional(Id("Only campaigns owned by this user")),
   public_only: Type.Optional(Type.Boolean({ default: false, description: "List public campaigns instead of your own" })),
+  archived: Type.Optional(Type.Boolean({ description: "true: only archived campaigns; false: only active ones; absent: both" })),
 });
 
 const count = Type.Integer({ minimum: 0 });
@@ -342,8 +351,8 @@ export const PickerQuery = Type.Object({
   ...CampaignIdQuery,
   type: Type.Union([Type.Literal("characters"), Type.Literal("factions"), Type.Literal("locations"), Type.Literal("items")]),
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" }),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" })),
 });
 
 export const PickerPage = Type.Object(

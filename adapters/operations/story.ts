@@ -45,7 +45,8 @@ const sessionOperations: Operation[] = [
     tag: "Sessions",
     auth: "user",
     campaignAccess: "write",
-    http: { method: "PATCH", path: "/v1/sessions/{session_id}", status: 200 },
+    // Clients of the live service (e.g. an MCP bridge) update sessions with PUT: same operation.
+    http: { method: "PATCH", path: "/v1/sessions/{session_id}", status: 200, aliases: [{ method: "PUT", operationId: "putSession", summary: "Update a session (PUT: the same as PATCH)" }] },
     mcp: { name: "patch_session", title: "Update a session", readOnly: false, destructive: false, idempotent: true },
     input: { path: S.SessionIdPath, body: S.SessionPatch },
     output: S.SessionView,

@@ -41,7 +41,7 @@ const toKey = (row: Row): ApiKeyRecord => ({
 });
 
 const CAMPAIGN_COLUMNS = `c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature,
-  c.owner_id, c.created_at, c.updated_at`;
+  c.owner_id, c.archived_at, c.created_at, c.updated_at`;
 
 const toCampaign = (row: Row): Campaign => ({
   id: str(row.id),
@@ -54,6 +54,8 @@ const toCampaign = (row: Row): Campaign => ({
   public: Boolean(row.public),
   mature: Boolean(row.mature),
   owner_id: str(row.owner_id),
+  archived: row.archived_at != null,
+  archived_at: isoOrNull(row.archived_at),
   created_at: iso(row.created_at),
   updated_at: isoOrNull(row.updated_at),
 });
@@ -154,15 +156,15 @@ function apiKeys(db: SqlExecutor): ApiKeyRepository {
   };
 }
 
-const CAMPAIGN_WRITABLE = ["title", "description", "system", "summary", "language", "image", "mature"] as const;
+const CAMPAIGN_WRITABLE = ["title", "description", "system", "summary", "language", "image", "mature", "archived_at"] as const;
 
 function campaigns(db: SqlExecutor): CampaignRepository {
   return {
     async insert(c) {
       await db.query(
-        `insert into campaigns (id, title, description, system, summary, language, image, public, mature, owner_id, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::timestamptz)`,
-        [c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature, c.owner_id, c.created_at, c.updated_at],
+        `insert into campaigns (id, title, description, system, summary, language, image, public, mature, owner_id, archived_at, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::timestamptz, $13::timestamptz)`,
+        [c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature, c.owner_id, c.archived_at, c.created_at, c.updated_at],
       );
     },
     async get(id, options) {
@@ -194,6 +196,7 @@ function campaigns(db: SqlExecutor): CampaignRepository {
         params.push(likePattern(filters.search));
         where.push(`(c.title ilike $${params.length} or c.description ilike $${params.length})`);
       }
+      if (filters.archived !== undefined) where.push(filters.archived ? `c.archived_at is not null` : `c.archived_at is null`);
       const { rows, total } = await paged(db, CAMPAIGN_COLUMNS, `from campaigns c where ${where.join(" and ")}`, `c.created_at desc, c.id desc`, params, page);
       return { rows: rows.map(toCampaign), total };
     },
@@ -203,7 +206,7 @@ function campaigns(db: SqlExecutor): CampaignRepository {
       for (const column of CAMPAIGN_WRITABLE) {
         if (changes[column] === undefined) continue;
         params.push(changes[column]);
-        sets.push(`${column} = $${params.length}`);
+        sets.push(`${column} = $${params.length}${column === "archived_at" ? "::timestamptz" : ""}`);
       }
       const [row] = await db.query(`update campaigns c set ${sets.join(", ")} where c.id = $1 returning ${CAMPAIGN_COLUMNS}`, params);
       return row ? toCampaign(row) : null;

@@ -25,6 +25,8 @@ const campaignOf = (owner: string, title: string, created_at = at(), extra: Part
   public: false,
   mature: false,
   owner_id: owner,
+  archived: false,
+  archived_at: null,
   created_at,
   updated_at: null,
   ...extra,
@@ -126,6 +128,22 @@ for (const backend of backends) {
       // LIKE metacharacters in a search are literal.
       expect((await store.campaigns.listVisibleTo(alice, { search: "100%_" }, { page: 1, size: 10 })).total).toBe(1);
       expect((await store.campaigns.listVisibleTo(alice, { search: "%" }, { page: 1, size: 10 })).total).toBe(1);
+    });
+
+    test("campaigns: archived_at round-trips, archived follows it, lists filter on it", async () => {
+      const dave = (await store.users.insert({ id: uuidV7.next(), name: "Dave", email: "dave@example.test", role: "user", created_at: at() }))!.id;
+      const active = campaignOf(dave, "Active", at(1));
+      const shelved = campaignOf(dave, "Shelved", at(2), { archived: true, archived_at: at(5) });
+      await store.campaigns.insert(active);
+      await store.campaigns.insert(shelved);
+      expect(await store.campaigns.get(shelved.id)).toEqual(shelved);
+      const titles = async (archived?: boolean) => (await store.campaigns.listVisibleTo(dave, { archived }, { page: 1, size: 10 })).rows.map((c) => c.title);
+      expect(await titles()).toEqual(["Shelved", "Active"]);
+      expect(await titles(true)).toEqual(["Shelved"]);
+      expect(await titles(false)).toEqual(["Active"]);
+      expect(await store.campaigns.update(active.id, { archived_at: at(9) }, at(9))).toEqual({ ...active, archived: true, archived_at: at(9), updated_at: at(9) });
+      expect(await store.campaigns.update(shelved.id, { archived_at: null }, at(10))).toEqual({ ...shelved, archived: false, archived_at: null, updated_at: at(10) });
+      expect(await titles(true)).toEqual(["Active"]);
     });
 
     test("transactions: everything or nothing", async () => {

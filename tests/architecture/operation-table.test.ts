@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openApiDocument } from "../../adapters/http/openapi.ts";
 import { toolsOf } from "../../adapters/mcp/server.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
-import { flatInputSchema, type Operation } from "../../adapters/operations/operation.ts";
+import { flatInputSchema, routesOf, type Operation } from "../../adapters/operations/operation.ts";
 import { inProcessService } from "../support/inprocess.ts";
 
 // DESIGN section 10: the 81 tools the finished service offers. Every tool we list must be one of them.
@@ -50,7 +50,7 @@ describe("the operation table", () => {
   test("ids, routes and tool names are unique", () => {
     const ids = OPERATIONS.map((op) => op.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const routes = OPERATIONS.flatMap((op) => (op.http ? [op.http.path, ...(op.http.aliases ?? [])].map((p) => `${op.http!.method} ${p}`) : []));
+    const routes = OPERATIONS.flatMap((op) => (op.http ? routesOf(op.http).map(({ method, path }) => `${method} ${path}`) : []));
     expect(new Set(routes).size).toBe(routes.length);
     const tools = OPERATIONS.flatMap((op) => (op.mcp ? [op.mcp.name] : []));
     expect(new Set(tools).size).toBe(tools.length);
@@ -68,8 +68,8 @@ describe("the operation table", () => {
     describe(op.id, () => {
       test("is routed on every path it declares", async () => {
         expect(op.http).toBeDefined();
-        for (const path of [op.http!.path, ...(op.http!.aliases ?? [])]) {
-          const response = await service.request(op.http!.method, fillPath(path), op.http!.method === "GET" || op.http!.method === "DELETE" ? {} : { body: {} });
+        for (const { method, path } of routesOf(op.http!)) {
+          const response = await service.request(method, fillPath(path), method === "GET" || method === "DELETE" ? {} : { body: {} });
           if (op.auth === "none") expect(response.status).toBe(200);
           else {
             // A missing key is refused before anything else happens.
@@ -95,7 +95,12 @@ describe("the operation table", () => {
         expect(documentedInputs).toEqual(plain(flatInputSchema(op).properties));
         expect(Object.keys(entry.responses)).toContain(String(op.http!.status));
         if (op.auth !== "none") expect(Object.keys(entry.responses)).toContain("401");
-        for (const alias of op.http!.aliases ?? []) expect(doc.paths[alias][op.http!.method.toLowerCase()]).toBeDefined();
+        for (const { method, path, alias } of routesOf(op.http!)) {
+          const aliased = doc.paths[path][method.toLowerCase()];
+          if (alias && typeof alias !== "string") expect(aliased.operationId).toBe(alias.operationId);
+          expect(aliased.requestBody).toEqual(entry.requestBody);
+          expect(aliased.responses).toEqual(entry.responses);
+        }
       });
 
       if (op.mcp) {

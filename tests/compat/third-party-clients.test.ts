@@ -139,7 +139,7 @@ describe("third-party Archivist clients replayed against the service", () => {
     });
 
     test("archivist-sync: GET /v1/campaigns/{id} (fetchCampaignDetails)", async () => {
-      const r = await sync("GET", `/campaigns/${encodeURIComponent(ids.campaign ?? fx.campaign)}`);
+      const r = await sync("GET", `/campaigns/${encodeURIComponent(ids.campaign ?? fx.campaign ?? "")}`);
       E(seen(r)).toMatchObject({ status: 200, body: { id: ids.campaign ?? fx.campaign, title: expect.any(String) } });
     });
 
@@ -211,7 +211,7 @@ describe("third-party Archivist clients replayed against the service", () => {
     });
 
     test("archivist-sync: PATCH /v1/characters/{id} {description} (sheet edit)", async () => {
-      const r = await sync("PATCH", `/characters/${encodeURIComponent(ids.character ?? fx.character)}`, { description: "Now a **veteran** ranger." });
+      const r = await sync("PATCH", `/characters/${encodeURIComponent(ids.character ?? fx.character ?? "")}`, { description: "Now a **veteran** ranger." });
       E(seen(r)).toMatchObject({ status: 200, body: { description: "Now a **veteran** ranger." } });
     });
 
@@ -234,7 +234,7 @@ describe("third-party Archivist clients replayed against the service", () => {
     });
 
     test("archivist-sync: PATCH /v1/sessions/{id} {title, summary} (recap page edit)", async () => {
-      const r = await sync("PATCH", `/sessions/${encodeURIComponent(fx.session)}`, { title: "Session 1: The Meeting", summary: "The party meets at the **Stonehill Inn**." });
+      const r = await sync("PATCH", `/sessions/${encodeURIComponent(fx.session ?? "")}`, { title: "Session 1: The Meeting", summary: "The party meets at the **Stonehill Inn**." });
       E(seen(r)).toMatchObject({ status: 200, body: { title: "Session 1: The Meeting", summary: "The party meets at the **Stonehill Inn**." } });
     });
 
@@ -263,7 +263,7 @@ describe("third-party Archivist clients replayed against the service", () => {
     });
 
     test("archivist-sync: GET /v1/campaigns/{id}/links?from_id&page&size (listLinksByFromId) reads from_id, to_id, from_type, to_type, alias", async () => {
-      const r = await sync("GET", `/campaigns/${fx.campaign}/links?from_id=${encodeURIComponent(fx.character)}&page=1&size=100`);
+      const r = await sync("GET", `/campaigns/${fx.campaign}/links?from_id=${encodeURIComponent(fx.character ?? "")}&page=1&size=100`);
       E(seen(r)).toMatchObject({ status: 200 });
       E(listItems(r.body).find((l: any) => l.id === ids.link)).toMatchObject({ from_id: fx.character, from_type: "Character", to_id: fx.location, to_type: "Location", alias: expect.any(String) });
     });

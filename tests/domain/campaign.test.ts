@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { DEFAULT_FIELD_DEFINITIONS, emptyCounts, normalizeTitle, STAT_KINDS } from "../../domain/campaign.ts";
+import { archiveChange, DEFAULT_FIELD_DEFINITIONS, emptyCounts, normalizeTitle, STAT_KINDS } from "../../domain/campaign.ts";
 import { isPlausibleEmail, keyPrefixOf, looksLikeApiKey, normalizeEmail, VISIBLE_KEY_CHARS } from "../../domain/identity.ts";
 import { imageUrlProblem, MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 
@@ -13,6 +13,30 @@ describe("campaign rules", () => {
         expect(once).toBe(once.trim());
       }),
     );
+  });
+
+  test("archiving: what a PATCH leaves in archived_at", () => {
+    const now = "2026-05-01T10:00:00.000Z";
+    const earlier = "2026-01-01T00:00:00.000Z";
+    const given = "2025-12-24T18:00:00.000Z";
+    const cases: [string | null, { archived?: boolean; archived_at?: string | null }, string | null | undefined][] = [
+      [null, {}, undefined],
+      [earlier, {}, undefined],
+      [null, { archived: true }, now],
+      [earlier, { archived: true }, earlier],
+      [earlier, { archived: false }, null],
+      [null, { archived: false }, null],
+      [null, { archived_at: given }, given],
+      [earlier, { archived_at: null }, null],
+      [null, { archived: true, archived_at: given }, given],
+      [earlier, { archived: false, archived_at: null }, null],
+    ];
+    for (const [current, request, expected] of cases) expect([current, request, archiveChange(current, request, now)]).toEqual([current, request, { ok: true, value: expected }]);
+    expect(archiveChange(null, { archived: true, archived_at: null }, now)).toEqual({
+      ok: false,
+      error: { failure: "invalid", detail: "archived_at cannot be null when archived is true", issues: [{ type: "value_error", loc: ["body", "archived_at"], msg: "archived_at cannot be null when archived is true", input: null }] },
+    });
+    expect(archiveChange(null, { archived: false, archived_at: given }, now)).toMatchObject({ ok: false, error: { failure: "invalid", detail: "archived_at must be null when archived is false" } });
   });
 
   test("stats start at zero for every kind", () => {

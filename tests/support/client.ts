@@ -1,4 +1,33 @@
-// A plain fetch client for black-box tests.
+// A plain fetch client for black-box tests. Every JSON answer is checked against the response
+// schema /openapi.json documents for its route and status, with a standard validator.
+import type { ValidateFunction } from "ajv";
+import { describeErrors, openApiValidator } from "./jsonschema.ts";
+
+type ResponseCheck = (method: string, path: string, status: number, body: unknown) => void;
+
+const documented = new Map<string, Promise<ResponseCheck>>();
+
+async function responseCheck(baseUrl: string): Promise<ResponseCheck> {
+  const doc = await (await fetch(`${baseUrl}/openapi.json`)).json();
+  const { ajv, openApiSchema } = openApiValidator(doc);
+  const routes = Object.keys(doc.paths)
+    // Literal segments before parameters, as the router matches them.
+    .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
+    .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}/?$`) }));
+  const compiled = new Map<string, ValidateFunction | null>();
+  return (method, path, status, body) => {
+    const route = routes.find(({ pattern, template }) => pattern.test(path) && doc.paths[template][method.toLowerCase()]);
+    if (!route) return;
+    const key = `${method} ${route.template} ${status}`;
+    if (!compiled.has(key)) {
+      const schema = doc.paths[route.template][method.toLowerCase()].responses[status]?.content?.["application/json"]?.schema;
+      compiled.set(key, schema ? ajv.compile(openApiSchema(schema)) : null);
+    }
+    const validate = compiled.get(key);
+    if (validate && !validate(body)) throw new Error(`${key}: the body does not match the documented response schema: ${describeErrors(validate)}`);
+  };
+}
+
 export interface Reply<T = any> {
   status: number;
   body: T;
@@ -26,6 +55,10 @@ export function client(baseUrl: string, key?: string, header: "x-api-key" | "bea
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {}
+    if (response.headers.get("content-type")?.startsWith("application/json")) {
+      if (!documented.has(baseUrl)) documented.set(baseUrl, responseCheck(baseUrl));
+      (await documented.get(baseUrl)!)(method, path.split("?")[0]!, response.status, parsed);
+    }
     return { status: response.status, body: parsed as T, headers: response.headers, text };
   };
   return {
