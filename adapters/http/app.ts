@@ -5,6 +5,7 @@ import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
 import { invoke, RawResponse, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { bodyOf, STATUS_OF } from "./failures.ts";
 import { docsPage, openApiDocument } from "./openapi.ts";
 
@@ -14,6 +15,8 @@ export interface HttpAppOptions {
   operations: readonly Operation[];
   /** Streamable-HTTP MCP endpoint, mounted at /mcp. */
   mcp?: (request: Request) => Promise<Response>;
+  /** How long a request body may take (tests shorten it). */
+  bodyTimeouts?: BodyTimeouts;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -68,8 +71,8 @@ type BodyRead = { ok: true; body: unknown } | { ok: false; failure: Failure };
  * Bodies are JSON whatever the content type says (curl's default form type included): auth needs a
  * custom header, so a cross-site form can never reach a route anyway.
  */
-async function readJsonBody(request: Request): Promise<BodyRead> {
-  const text = await request.text();
+async function readJsonBody(request: Request, limit: number, timeouts: BodyTimeouts): Promise<BodyRead> {
+  const text = await readText(request, limit, timeouts);
   if (!text.trim()) return { ok: true, body: {} };
   try {
     return { ok: true, body: JSON.parse(text) };
@@ -83,7 +86,7 @@ async function readJsonBody(request: Request): Promise<BodyRead> {
   }
 }
 
-export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
+export function buildHttpApp({ deps, info, operations, mcp, bodyTimeouts = DEFAULT_BODY_TIMEOUTS }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -91,6 +94,7 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
   const handlerFor = (operation: Operation, path: string) => {
     const primaryNames = Object.keys(operation.input.path?.properties ?? {});
     const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    const bodyLimit = operation.http!.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
       // Alias routes name their ids differently (world_id): map them by position. Elysia has
       // already percent-decoded the values (and left out malformed ones, which then fail validation).
@@ -105,14 +109,23 @@ export function buildHttpApp({ deps, info, operations, mcp }: HttpAppOptions) {
         if (!authenticated.ok) return failureResponse(authenticated.error);
         caller = authenticated.value;
       }
-      let body: unknown = undefined;
-      if (operation.input.body) {
-        const read = await readJsonBody(request);
-        if (!read.ok) return failureResponse(read.failure);
-        body = read.body;
+      // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
+      const declared = declaredTooLarge(request.headers, bodyLimit);
+      if (declared) return declared.response();
+      let result: Awaited<ReturnType<typeof invoke>>;
+      try {
+        let body: unknown = undefined;
+        if (operation.input.body) {
+          const read = await readJsonBody(request, bodyLimit, bodyTimeouts);
+          if (!read.ok) return failureResponse(read.failure);
+          body = read.body;
+        }
+        const stream = operation.http!.rawBody && request.body ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") } : undefined;
+        result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
+      } catch (error) {
+        if (error instanceof BodyRejected) return error.response();
+        throw error;
       }
-      const stream = operation.http!.rawBody && request.body ? { pieces: textPieces(request.body), contentType: request.headers.get("content-type") } : undefined;
-      const result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });
       if (result.value instanceof RawResponse) return new Response(result.value.body as BodyInit, { status: operation.http!.status, headers: { "content-type": result.value.contentType } });
