@@ -31,9 +31,12 @@ export class BodyRejected extends Error {
   ) {
     super(detail);
   }
+  /**
+   * Bun then reads and drops whatever of the body is still coming, holding none of it. Closing the
+   * connection instead loses the answer to a reset when the client is still sending.
+   */
   response() {
-    // The rest of the body is never read: close the connection rather than drain it.
-    return new Response(JSON.stringify({ detail: this.message }), { status: this.status, headers: { "content-type": "application/json", connection: "close" } });
+    return new Response(JSON.stringify({ detail: this.message }), { status: this.status, headers: { "content-type": "application/json" } });
   }
 }
 
@@ -44,8 +47,8 @@ const tooSlow = (timeouts: BodyTimeouts, idle: boolean) =>
   new BodyRejected(
     408,
     idle
-      ? `Request body timed out: no data for ${timeouts.idleMs / 1000} seconds`
-      : `Request body timed out: it must arrive within ${timeouts.totalMs / 1000} seconds`,
+      ? `Request body timed out: no data for ${timeouts.idleMs / 1000} s`
+      : `Request body timed out: the whole body must arrive within ${timeouts.totalMs / 1000} s`,
   );
 
 /** A declared Content-Length over the limit: refused before anything is read. */
