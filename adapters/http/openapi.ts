@@ -2,6 +2,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { Operation, ServiceInfo } from "../operations/operation.ts";
 import { ErrorBody, ValidationErrorBody } from "../operations/schemas.ts";
+import { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS } from "./body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
   const paths: Record<string, Json> = {};
   for (const operation of operations) {
     if (!operation.http || operation.internal) continue;
-    const { method, path, status, aliases = [] } = operation.http;
+    const { method, path, status, aliases = [], rawBody, maxBodyBytes = DEFAULT_BODY_LIMIT } = operation.http;
     [path, ...aliases].forEach((route, index) => {
       const responses: Json = {
         [status]: status === 204 || !operation.output
@@ -46,6 +47,10 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
       }
       if (operation.input.body || operation.input.query || operation.input.path)
         responses["422"] = errorResponse("Validation error", ValidationErrorBody);
+      if (operation.input.body || rawBody) {
+        responses["408"] = errorResponse(`The request body stalled (no data for ${DEFAULT_BODY_TIMEOUTS.idleMs / 1000} s) or took over ${DEFAULT_BODY_TIMEOUTS.totalMs / 1000} s`);
+        responses["413"] = errorResponse(`The request body is over this route's limit of ${maxBodyBytes.toLocaleString("en-US")} bytes`);
+      }
       const entry: Json = {
         operationId: index === 0 ? operation.id : `${operation.id}World${index > 1 ? index : ""}`,
         summary: index === 0 ? operation.summary : `${operation.summary} (legacy worlds route)`,

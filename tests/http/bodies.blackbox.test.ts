@@ -57,6 +57,14 @@ describe("request bodies over HTTP (embedded database)", () => {
     expect(JSON.parse(mcp.body)).toEqual({ detail: LIMIT_16MIB });
   });
 
+  test("the OpenAPI document states each route's body limit", async () => {
+    const paths = (await (await fetch(`${server.url}/openapi.json`)).json()).paths;
+    expect(paths["/v1/journals"].post.responses["413"].description).toBe("The request body is over this route's limit of 16,777,216 bytes");
+    expect(paths["/v1/campaigns"].post.responses["413"].description).toBe("The request body is over this route's limit of 1,048,576 bytes");
+    expect(paths["/v1/campaigns"].post.responses["408"].description).toBe("The request body stalled (no data for 10 s) or took over 120 s");
+    expect(paths["/v1/campaigns"].get.responses["413"]).toBeUndefined();
+  });
+
   test("a chunked body without a length is cut off with 413 once it grows past the limit", async () => {
     // 1 GiB offered; the answer comes long before, and sending stops there.
     const reply = await rawRequest(server.url, { method: "POST", path: "/v1/campaigns", headers: { "x-api-key": gm.key, "content-type": "application/json" }, chunked: true, pieces: padding(16 * 1024, 64 * 1024) });
