@@ -86,10 +86,72 @@ export interface TranscriptSource {
 const BATCH = 500;
 const CHUNK_CHARS = 1200;
 
+interface TranscriptChunk {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** A transcript parsed and measured, ready to be written in one go. */
+interface StagedTranscript {
+  format: TranscriptFormat;
+  batches: StoredUtterance[][];
+  chunks: TranscriptChunk[];
+  speakers: string[];
+  cast: ReturnType<typeof newCastAccumulator>;
+  count: number;
+  chars: number;
+  tokens: number;
+}
+
+/** Reads and parses the whole source; touches no database, so a slow source holds nothing. */
+async function stageTranscript(source: TranscriptSource): Promise<StagedTranscript> {
+  const speakers = new Map<string, string>(); // key → label as first seen
+  const cast = newCastAccumulator();
+  let parser: ReturnType<typeof parserFor> | null = source.format ? parserFor(source.format) : null;
+  let format = source.format ?? null;
+  const batches: StoredUtterance[][] = [[]];
+  const chunks: TranscriptChunk[] = [];
+  let position = 0;
+  let chars = 0;
+  let tokens = 0;
+  let chunk: TranscriptChunk = { text: "", start: 0, end: 0 };
+  const take = (utterances: Utterance[]) => {
+    for (const u of utterances) {
+      for (const name of speakersOf(u.speaker)) if (!speakers.has(name.toLowerCase())) speakers.set(name.toLowerCase(), name);
+      addUtterance(cast, u);
+      if (batches[batches.length - 1]!.length >= BATCH) batches.push([]);
+      batches[batches.length - 1]!.push({ position: position++, speaker_label: u.speaker, text: u.text, start_s: u.start, end_s: u.end });
+      chars += u.text.length;
+      tokens += estimateTokens(u.text);
+      if (!chunk.text) chunk.start = u.start;
+      chunk.text += `${chunk.text ? "\n" : ""}${u.speaker}: ${u.text}`;
+      chunk.end = u.end;
+      if (chunk.text.length >= CHUNK_CHARS) {
+        chunks.push(chunk);
+        chunk = { text: "", start: 0, end: 0 };
+      }
+    }
+  };
+  for await (const piece of source.pieces) {
+    if (!parser) {
+      format = sniffFormat(source.contentType, piece.slice(0, 200));
+      parser = parserFor(format);
+    }
+    take(parser.push(piece));
+  }
+  parser ??= parserFor((format = sniffFormat(source.contentType, "")));
+  take(parser.end());
+  if (chunk.text) chunks.push(chunk);
+  return { format: format!, batches: batches.filter((batch) => batch.length), chunks, speakers: [...speakers.values()], cast, count: position, chars, tokens };
+}
+
 /**
- * Replaces a session's transcript with the one streamed in: parsed piece by piece, written in
- * batches, speakers matched to (or created as) campaign speakers, analysed and indexed on the way,
- * all in one transaction. Only a batch of utterances is held at a time.
+ * Replaces a session's transcript with the one streamed in. The body is read and parsed first,
+ * outside any transaction (a slow client must not hold the database; on PGlite it is the only
+ * connection); then utterances, speakers (matched to or created as campaign speakers), the
+ * analysis and the search chunks are written in one short transaction. A malformed file changes
+ * nothing.
  */
 export async function importTranscript(deps: Deps, caller: Caller, sessionId: string, source: TranscriptSource): Promise<Result<{ utterance_count: number; speakers: string[] }>> {
   const allowed = requireFirstParty(caller);
@@ -97,105 +159,68 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
   const session = await deps.records.sessions.get(sessionId);
   if (!session) return fail("not_found", SESSION_NOT_FOUND);
   if (session.type === "rawNotes") return fail("bad_request", "Raw-notes sessions carry notes, not a transcript");
+  let staged: StagedTranscript;
   try {
-    // The body stream is read inside: this transaction cannot run twice, so it is not retried.
-    return await deps.records.withTransaction(async (tx): Promise<Result<{ utterance_count: number; speakers: string[] }>> => {
-      // One import of a session at a time, and none into a session being deleted.
-      if (!(await tx.sessions.get(sessionId, { lock: true }))) return fail("not_found", SESSION_NOT_FOUND);
-      await tx.transcripts.clear(sessionId);
-      await clearTranscriptChunks(tx, sessionId);
-      const speakers = new Map<string, string>(); // key → label as first seen
-      const cast = newCastAccumulator();
-      let parser: ReturnType<typeof parserFor> | null = source.format ? parserFor(source.format) : null;
-      let format = source.format ?? null;
-      let batch: StoredUtterance[] = [];
-      let position = 0;
-      let chars = 0;
-      let tokens = 0;
-      let chunk = { text: "", start: 0, end: 0, index: 0 };
-      const flushChunk = async () => {
-        if (!chunk.text) return;
-        await tx.search.upsert(
-          {
-            campaign_id: session.campaign_id,
-            doc_type: "transcript",
-            doc_id: `${sessionId}:${chunk.index}`,
-            title: session.title,
-            body: chunk.text,
-            facets: { session_id: sessionId, start: chunk.start, end: chunk.end },
-          },
-          nowIso(deps),
-        );
-        chunk = { text: "", start: 0, end: 0, index: chunk.index + 1 };
-      };
-      const take = async (utterances: Utterance[]) => {
-        for (const u of utterances) {
-          for (const name of speakersOf(u.speaker)) if (!speakers.has(name.toLowerCase())) speakers.set(name.toLowerCase(), name);
-          addUtterance(cast, u);
-          batch.push({ position: position++, speaker_label: u.speaker, text: u.text, start_s: u.start, end_s: u.end });
-          chars += u.text.length;
-          tokens += estimateTokens(u.text);
-          if (!chunk.text) chunk.start = u.start;
-          chunk.text += `${chunk.text ? "\n" : ""}${u.speaker}: ${u.text}`;
-          chunk.end = u.end;
-          if (chunk.text.length >= CHUNK_CHARS) await flushChunk();
-        }
-        if (batch.length >= BATCH) {
-          await tx.transcripts.append(sessionId, batch);
-          batch = [];
-        }
-      };
-      for await (const piece of source.pieces) {
-        if (!parser) {
-          format = sniffFormat(source.contentType, piece.slice(0, 200));
-          parser = parserFor(format);
-        }
-        await take(parser.push(piece));
-      }
-      parser ??= parserFor((format = sniffFormat(source.contentType, "")));
-      await take(parser.end());
-      if (batch.length) await tx.transcripts.append(sessionId, batch);
-      await flushChunk();
-
-      const labels = [...speakers.values()];
-      const campaignSpeakers = await tx.speakers.list(session.campaign_id);
-      const known = new Set(campaignSpeakers.map((s) => s.name.toLowerCase()));
-      for (const label of labels) {
-        if (known.has(label.toLowerCase())) continue;
-        await tx.speakers.insert({ id: deps.ids.next(), campaign_id: session.campaign_id, name: normalizeAlias(label), handle: null, user_id: null, roles: [], created_at: nowIso(deps) });
-      }
-      const gm = campaignSpeakers.filter((s) => s.roles.includes("gm")).map((s) => s.name);
-      const previous = await tx.transcripts.get(sessionId);
-      const at = nowIso(deps);
-      await tx.transcripts.put({
-        session_id: sessionId,
-        campaign_id: session.campaign_id,
-        version: (previous?.version ?? 0) + 1,
-        source_type: format!,
-        speakers: labels,
-        utterance_count: position,
-        char_count: chars,
-        tokens,
-        created_at: at,
-      });
-      const existing = await tx.castAnalyses.get(sessionId);
-      await tx.castAnalyses.put({
-        id: existing?.id ?? deps.ids.next(),
-        session_id: sessionId,
-        campaign_id: session.campaign_id,
-        body: finishCastAnalysis(cast, gm.length ? gm : ["GM", "DM", "MATT"]) as unknown as Record<string, unknown>,
-        source: "computed",
-        pdf_saved_at: null,
-        pdf_page_count: null,
-        created_at: existing?.created_at ?? at,
-        updated_at: existing ? at : null,
-      });
-      return ok({ utterance_count: position, speakers: labels });
-    }, { retry: false });
+    staged = await stageTranscript(source);
   } catch (error) {
     if (error instanceof TranscriptError) return fail("invalid", error.message, [{ type: "transcript_invalid", loc: ["body"], msg: error.message, input: null }]);
     throw error;
   }
+  return deps.records.withTransaction(async (tx): Promise<Result<{ utterance_count: number; speakers: string[] }>> => {
+    // The session may have gone while the body arrived; locked, so one import of a session at a
+    // time and none into a session being deleted. Staged in memory, so the work may be retried.
+    if (!(await tx.sessions.get(sessionId, { lock: true }))) return fail("not_found", SESSION_NOT_FOUND);
+    await tx.transcripts.clear(sessionId);
+    await clearTranscriptChunks(tx, sessionId);
+    for (const batch of staged.batches) await tx.transcripts.append(sessionId, batch);
+    for (const [index, chunk] of staged.chunks.entries())
+      await tx.search.upsert(
+        {
+          campaign_id: session.campaign_id,
+          doc_type: "transcript",
+          doc_id: `${sessionId}:${index}`,
+          title: session.title,
+          body: chunk.text,
+          facets: { session_id: sessionId, start: chunk.start, end: chunk.end },
+        },
+        nowIso(deps),
+      );
+
+    const labels = staged.speakers;
+    const campaignSpeakers = await tx.speakers.list(session.campaign_id);
+    const known = new Set(campaignSpeakers.map((s) => s.name.toLowerCase()));
+    for (const label of labels) {
+      if (known.has(label.toLowerCase())) continue;
+      await tx.speakers.insert({ id: deps.ids.next(), campaign_id: session.campaign_id, name: normalizeAlias(label), handle: null, user_id: null, roles: [], created_at: nowIso(deps) });
+    }
+    const gm = campaignSpeakers.filter((s) => s.roles.includes("gm")).map((s) => s.name);
+    const previous = await tx.transcripts.get(sessionId);
+    const at = nowIso(deps);
+    await tx.transcripts.put({
+      session_id: sessionId,
+      campaign_id: session.campaign_id,
+      version: (previous?.version ?? 0) + 1,
+      source_type: staged.format,
+      speakers: labels,
+      utterance_count: staged.count,
+      char_count: staged.chars,
+      tokens: staged.tokens,
+      created_at: at,
+    });
+    const existing = await tx.castAnalyses.get(sessionId);
+    await tx.castAnalyses.put({
+      id: existing?.id ?? deps.ids.next(),
+      session_id: sessionId,
+      campaign_id: session.campaign_id,
+      body: finishCastAnalysis(staged.cast, gm.length ? gm : ["GM", "DM", "MATT"]) as unknown as Record<string, unknown>,
+      source: "computed",
+      pdf_saved_at: null,
+      pdf_page_count: null,
+      created_at: existing?.created_at ?? at,
+      updated_at: existing ? at : null,
+    });
+    return ok({ utterance_count: staged.count, speakers: labels });
+  });
 }
 
 async function clearTranscriptChunks(tx: Repositories, sessionId: string) {

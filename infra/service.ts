@@ -1,4 +1,5 @@
 import { buildHttpApp } from "../adapters/http/app.ts";
+import { SERVER_BODY_CAP } from "../adapters/http/body.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import type { ServiceInfo } from "../adapters/operations/operation.ts";
@@ -36,7 +37,7 @@ export async function startService(config: Config): Promise<RunningService> {
     const worker = startWorker(deps);
     deps.tasks.wake = worker.wake;
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
-    app.listen({ port: config.port, hostname: config.host });
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
     log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });
     if (!config.adminKey && (await deps.records.users.count()) === 0)

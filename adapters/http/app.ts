@@ -6,6 +6,7 @@ import type { Failure } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
 import { invoke, RawResponse, routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
+import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { bodyOf, STATUS_OF } from "./failures.ts";
 import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
 import { DOCS_ASSETS, docsPage, openApiDocument } from "./openapi.ts";
@@ -18,6 +19,8 @@ export interface HttpAppOptions {
   mcp?: (request: Request) => Promise<Response>;
   /** Browser origins allowed to call; `*` unless configured (CORS_ORIGINS). */
   cors?: CorsOptions;
+  /** How long a request body may take (tests shorten it). */
+  bodyTimeouts?: BodyTimeouts;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -77,8 +80,8 @@ type BodyRead = { ok: true; body: unknown } | { ok: false; failure: Failure };
  * Bodies are JSON whatever the content type says (curl's default form type included): auth needs a
  * custom header, so a cross-site form can never reach a route anyway.
  */
-async function readJsonBody(request: Request): Promise<BodyRead> {
-  const text = await request.text();
+async function readJsonBody(request: Request, limit: number, timeouts: BodyTimeouts): Promise<BodyRead> {
+  const text = await readText(request, limit, timeouts);
   if (!text.trim()) return { ok: true, body: {} };
   try {
     return { ok: true, body: JSON.parse(text) };
@@ -116,7 +119,7 @@ function assetServer() {
   };
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" } }: HttpAppOptions) {
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -124,6 +127,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
   const handlerFor = (operation: Operation, path: string) => {
     const primaryNames = Object.keys(operation.input.path?.properties ?? {});
     const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    const bodyLimit = operation.http!.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
       // Alias routes name their ids differently (world_id): map them by position. Elysia has
       // already percent-decoded the values (and left out malformed ones, which then fail validation).
@@ -138,14 +142,23 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
         if (!authenticated.ok) return failureResponse(authenticated.error);
         caller = authenticated.value;
       }
-      let body: unknown = undefined;
-      if (operation.input.body) {
-        const read = await readJsonBody(request);
-        if (!read.ok) return failureResponse(read.failure);
-        body = read.body;
+      // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
+      const declared = declaredTooLarge(request.headers, bodyLimit);
+      if (declared) return declared.response();
+      let result: Awaited<ReturnType<typeof invoke>>;
+      try {
+        let body: unknown = undefined;
+        if (operation.input.body) {
+          const read = await readJsonBody(request, bodyLimit, bodyTimeouts);
+          if (!read.ok) return failureResponse(read.failure);
+          body = read.body;
+        }
+        const stream = operation.http!.rawBody && request.body ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") } : undefined;
+        result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
+      } catch (error) {
+        if (error instanceof BodyRejected) return error.response();
+        throw error;
       }
-      const stream = operation.http!.rawBody && request.body ? { pieces: textPieces(request.body), contentType: request.headers.get("content-type") } : undefined;
-      const result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });
       if (result.value instanceof RawResponse) return new Response(result.value.body as BodyInit, { status: operation.http!.status, headers: { "content-type": result.value.contentType } });

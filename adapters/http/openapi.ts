@@ -2,6 +2,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { ErrorBody, ValidationErrorBody } from "../operations/schemas.ts";
+import { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS } from "./body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +73,7 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
   const publish: Publish = (schema) => publishedSchema(schema, "#/components/schemas/", schemas);
   for (const operation of operations) {
     if (!operation.http || operation.internal) continue;
-    const { status } = operation.http;
+    const { status, rawBody, maxBodyBytes = DEFAULT_BODY_LIMIT } = operation.http;
     routesOf(operation.http).forEach(({ method, path: route, alias }, index) => {
       const legacy = typeof alias === "string";
       const responses: Json = {
@@ -87,6 +88,10 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
       }
       if (operation.input.body || operation.input.query || operation.input.path)
         responses["422"] = errorResponse(publish, "Validation error", ValidationErrorBody);
+      if (operation.input.body || rawBody) {
+        responses["408"] = errorResponse(publish, `The request body stalled (no data for ${DEFAULT_BODY_TIMEOUTS.idleMs / 1000} s) or took over ${DEFAULT_BODY_TIMEOUTS.totalMs / 1000} s`);
+        responses["413"] = errorResponse(publish, `The request body is over this route's limit of ${maxBodyBytes.toLocaleString("en-US")} bytes`);
+      }
       const entry: Json = {
         operationId: !alias ? operation.id : legacy ? `${operation.id}World${index > 1 ? index : ""}` : alias.operationId,
         summary: !alias ? operation.summary : legacy ? `${operation.summary} (legacy worlds route)` : alias.summary,

@@ -5,13 +5,17 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import { failureResponse, presentedKey } from "../http/app.ts";
+import { BodyRejected, boundedRequest } from "../http/body.ts";
 import { bodyOf, STATUS_OF } from "../http/failures.ts";
 import { selfContainedSchema } from "../http/openapi.ts";
-import { flatInputSchema, invoke, RawResponse, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { BODY_LIMITS, flatInputSchema, invoke, RawResponse, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
 
 export const MCP_INSTRUCTIONS = `Campaign Memory Service: the memory of tabletop role-playing campaigns (campaigns, characters, sessions, beats, key moments, quests, factions, locations, items, journals).
 Start with list_campaigns to find the campaign_id every other tool needs.
 Text fields may hold wikilinks: [[Target]] or [[Target|shown text]]. Reads strip them to the shown text unless you pass with_links: true; read with with_links: true before editing text that contains wikilinks, so you do not erase them.`;
+
+/** A tool call carries what the matching REST route takes; journal entries are the largest. */
+export const MCP_BODY_LIMIT = BODY_LIMITS.journal;
 
 /** Tools as MCP lists them; a pure function of the table, so tests can compare it to OpenAPI. */
 export function toolsOf(operations: readonly Operation[]): Tool[] {
@@ -47,6 +51,13 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
     const authenticated = await authenticate(deps, presentedKey(request.headers));
     if (!authenticated.ok) return failureResponse(authenticated.error);
     const caller = authenticated.value;
+    // The SDK reads the whole body itself: read it first, within the largest JSON route's limit.
+    try {
+      request = await boundedRequest(request, MCP_BODY_LIMIT);
+    } catch (error) {
+      if (error instanceof BodyRejected) return error.response();
+      throw error;
+    }
 
     // Stateless: a fresh server and transport per HTTP request, so any instance can answer any call.
     const server = new Server({ name: info.name, version: info.version }, { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS });

@@ -50,6 +50,8 @@ export interface HttpBinding {
   status: 200 | 201 | 202 | 204;
   /** The body is not JSON: the use case reads it as a stream (transcript import). */
   rawBody?: boolean;
+  /** Largest request body in bytes; 1 MiB when left out (see adapters/http/body.ts). */
+  maxBodyBytes?: number;
   /**
    * The same operation elsewhere: a string is another path with the same method, path parameters
    * mapped by position (e.g. /v1/worlds/{world_id}); an object another method (e.g. PUT for PATCH).
@@ -108,6 +110,20 @@ export interface Operation {
   output?: TSchema;
   run(context: OperationContext, input: Inputs): Promise<Result<unknown>>;
 }
+
+/** Body limits of the routes that need more than the default: big enough for what their schema accepts. */
+export const BODY_LIMITS = {
+  /** Journal content may be 2,000,000 characters plus content_rich: up to 6 bytes each once JSON-escaped. */
+  journal: 16 * 1024 * 1024,
+  /** Quest objectives and progress log alone may be about 2.9 million characters. */
+  quest: 16 * 1024 * 1024,
+  /** Notes of a session may be 2,000,000 characters. */
+  session: 8 * 1024 * 1024,
+  /** First-party documents with open-ended shapes. */
+  artifact: 16 * 1024 * 1024,
+  /** The longest CRD3 episode is 1.06 MB; 30 times that, and the import keeps it all in memory while it parses. */
+  transcript: 32 * 1024 * 1024,
+} as const;
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;
 

@@ -3,7 +3,7 @@ import * as journals from "../../application/journals.ts";
 import * as quests from "../../application/quests.ts";
 import { createSession, deleteSession, type SessionDraft } from "../../application/sessions.ts";
 import type { QuestPatch } from "../../domain/quests.ts";
-import { defineOperations } from "./operation.ts";
+import { BODY_LIMITS, defineOperations } from "./operation.ts";
 import * as S from "./schemas.ts";
 
 const QUESTS =
@@ -35,7 +35,7 @@ export const recordOperations = defineOperations([
     tag: "Quests",
     auth: "user",
     campaignAccess: "write",
-    http: { method: "POST", path: "/v1/quests", status: 201 },
+    http: { method: "POST", path: "/v1/quests", status: 201, maxBodyBytes: BODY_LIMITS.quest },
     mcp: { name: "create_quest", title: "Create a quest", readOnly: false, destructive: false, idempotent: false },
     input: { body: S.QuestCreate },
     output: S.Quest,
@@ -64,7 +64,7 @@ export const recordOperations = defineOperations([
     tag: "Quests",
     auth: "user",
     campaignAccess: "write",
-    http: { method: "PATCH", path: "/v1/quests/{quest_id}", status: 200 },
+    http: { method: "PATCH", path: "/v1/quests/{quest_id}", status: 200, maxBodyBytes: BODY_LIMITS.quest },
     mcp: { name: "update_quest", title: "Update a quest", readOnly: false, destructive: false, idempotent: false },
     input: { path: questPath, body: S.QuestUpdate },
     output: S.Quest,
@@ -116,7 +116,7 @@ export const recordOperations = defineOperations([
     tag: "Journals",
     auth: "user",
     campaignAccess: "write",
-    http: { method: "POST", path: "/v1/journals", status: 201 },
+    http: { method: "POST", path: "/v1/journals", status: 201, maxBodyBytes: BODY_LIMITS.journal },
     mcp: { name: "create_journal", title: "Create a journal entry", readOnly: false, destructive: false, idempotent: false },
     input: { body: S.JournalCreate },
     output: S.SuccessId,
@@ -132,7 +132,7 @@ export const recordOperations = defineOperations([
     tag: "Journals",
     auth: "user",
     campaignAccess: "write",
-    http: { method: "PUT", path: "/v1/journals", status: 200 },
+    http: { method: "PUT", path: "/v1/journals", status: 200, maxBodyBytes: BODY_LIMITS.journal },
     mcp: { name: "update_journal", title: "Update a journal entry", readOnly: false, destructive: false, idempotent: true },
     input: { body: S.JournalUpdate },
     output: S.SuccessId,
@@ -232,7 +232,7 @@ export const recordOperations = defineOperations([
     tag: "First party",
     auth: "first_party",
     internal: true,
-    http: { method: "POST", path: "/internal/v1/sessions", status: 201 },
+    http: { method: "POST", path: "/internal/v1/sessions", status: 201, maxBodyBytes: BODY_LIMITS.session },
     input: { body: S.SessionCreate },
     output: S.Session,
     run: ({ deps, caller }, { body }) => createSession(deps, caller, body as SessionDraft),

@@ -5,7 +5,7 @@ import * as recaps from "../../application/recaps.ts";
 import * as story from "../../application/story.ts";
 import type { Handout } from "../../domain/story.ts";
 import { ok } from "../../domain/errors.ts";
-import { defineOperations, RawResponse, type Operation } from "./operation.ts";
+import { BODY_LIMITS, defineOperations, RawResponse, type Operation } from "./operation.ts";
 import * as S from "./schemas.ts";
 
 const WIKILINKS = "Text fields may hold [[wikilinks]]; reads strip the markup unless with_links is true.";
@@ -102,7 +102,7 @@ const sessionOperations: Operation[] = [
     tag: "First party",
     auth: "first_party",
     internal: true,
-    http: { method: "POST", path: "/internal/v1/sessions/{session_id}/transcript", status: 201, rawBody: true },
+    http: { method: "POST", path: "/internal/v1/sessions/{session_id}/transcript", status: 201, rawBody: true, maxBodyBytes: BODY_LIMITS.transcript },
     input: { path: S.SessionIdPath, query: S.TranscriptImportQuery },
     output: S.ImportResult,
     run: async ({ deps, caller, stream }, { path, query }) =>
@@ -119,7 +119,7 @@ const sessionOperations: Operation[] = [
     tag: "First party",
     auth: "first_party",
     internal: true,
-    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/cast-analysis", status: 200 },
+    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/cast-analysis", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: S.SessionIdPath, body: Type.Object({ analysis: Type.Record(Type.String(), Type.Unknown()) }) },
     output: S.CastAnalysis,
     run: ({ deps, caller }, { path, body }) => story.putCastAnalysis(deps, caller, path.session_id, body.analysis),
@@ -143,7 +143,7 @@ const sessionOperations: Operation[] = [
     tag: "First party",
     auth: "first_party",
     internal: true,
-    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/handout", status: 200 },
+    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/handout", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: S.SessionIdPath, body: S.HandoutBody },
     output: S.Handout,
     run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body as Handout),
