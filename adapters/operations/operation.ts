@@ -312,6 +312,33 @@ function withIdAliases(schema: TObject, values: Record<string, unknown>): Record
   return out;
 }
 
+/** The date-time fields of a part: their own schema, or the non-null branch of `X | null`. */
+const isDateTime = (schema: TSchema): boolean =>
+  (schema as { format?: string }).format === "date-time" || ((schema as { anyOf?: TSchema[] }).anyOf ?? []).some(isDateTime);
+
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/**
+ * Spellings real clients send, made canonical before validation: dates without a zone
+ * ("2024-01-06T00:00:00", or a bare "2024-01-06") are read as UTC, the only reading that keeps
+ * the calendar date they meant; enum values a schema lists under `x-aliases` (the live service's
+ * older names) become the canonical value.
+ */
+function withCanonicalSpellings(schema: TObject, values: Record<string, unknown>): Record<string, unknown> {
+  let out = values;
+  for (const [name, value] of Object.entries(values)) {
+    const field = schema.properties[name];
+    if (typeof value !== "string" || !field) continue;
+    const alias = (field as { "x-aliases"?: Record<string, string> })["x-aliases"];
+    if (alias && Object.hasOwn(alias, value)) out = { ...out, [name]: alias[value] };
+    else if (!isDateTime(field)) continue;
+    else if (BARE_DATE.test(value)) out = { ...out, [name]: `${value}T00:00:00Z` };
+    else if (ZONELESS.test(value)) out = { ...out, [name]: `${value}Z` };
+  }
+  return out;
+}
+
 /** Deeper JSON than any record needs; checked before anything recursive touches the input. */
 export const MAX_INPUT_DEPTH = 64;
 
@@ -371,7 +398,7 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
       issues.push({ type: "json_too_deep", loc: [part, deep], msg: `Input nests deeper than ${MAX_INPUT_DEPTH} levels`, input: null });
       continue;
     }
-    let value: unknown = Value.Default(schema, Value.Clone(withIdAliases(schema, given)));
+    let value: unknown = Value.Default(schema, Value.Clone(withCanonicalSpellings(schema, withIdAliases(schema, given))));
     if (part !== "body") value = coerceStrings(schema, value as Record<string, unknown>);
     if (!check.Check(value)) {
       issues.push(...issuesOf(part, schema, value));

@@ -8,7 +8,7 @@ import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../domain/pagination.ts";
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Id = (description = "Opaque identifier") => Type.String({ minLength: 1, maxLength: 200, description });
-export const Timestamp = Type.String({ format: "date-time", description: "ISO 8601, UTC" });
+export const Timestamp = Type.String({ format: "date-time", description: "ISO 8601, UTC (on input, a date-time without a zone or a bare date is read as UTC)" });
 
 /** `x-error` replaces the generic validator message with a sentence a user can act on. */
 export const ImageUrl = Type.String({
@@ -711,6 +711,8 @@ export const IdQuery = (description: string) => Type.Object({ id: Id(description
 // Sessions (first party for now) -----------------------------------------------------------------
 
 export const SessionType = literals(["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const);
+/** On input the live service's own name for a chat-platform voice recording is taken too. */
+const SessionTypeInput = { ...SessionType, "x-aliases": { discordVoice: "chatVoice" }, description: "chatVoice is also accepted as discordVoice" } as typeof SessionType;
 
 export const Session = Type.Object(
   {
@@ -733,9 +735,9 @@ export const Session = Type.Object(
 
 export const SessionCreate = Type.Object({
   campaign_id: Id("Campaign id"),
-  type: SessionType,
+  type: SessionTypeInput,
   title: Type.String({ minLength: 1, maxLength: 300 }),
-  session_date: Type.String({ format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$", "x-error": "session_date must be an ISO 8601 date-time with a time zone" }),
+  session_date: Type.String({ format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$", "x-error": "session_date must be an ISO 8601 date-time (without a zone it is read as UTC)" }),
   summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
   notes: Type.Optional(Nullable(Type.String({ maxLength: 2_000_000 }))),
 });
@@ -746,7 +748,7 @@ export const SessionView = Type.Object({ ...Session.properties, index: Type.Inte
 
 export const SessionListQuery = Type.Object({
   ...CampaignIdQuery,
-  session_type: Type.Optional(SessionType),
+  session_type: Type.Optional(SessionTypeInput),
   public_only: Type.Optional(Type.Boolean({ default: false })),
   with_links: Type.Optional(WithLinks),
   ...PageQuery,

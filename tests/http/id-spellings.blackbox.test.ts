@@ -1,7 +1,7 @@
 // Clients spell the campaign id four ways (the published examples and the MCP bridge send
 // campaign_id to journal routes that the spec writes with world_id). Every spelling works everywhere.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { newUser } from "../support/client.ts";
+import { client, newUser } from "../support/client.ts";
 import { connectMcp, payload } from "../support/mcp.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
@@ -54,6 +54,29 @@ describe("campaign id spellings", () => {
     const missing = await gm.api.post("/v1/journals", { title: "Nowhere" });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toEqual([{ type: "missing", loc: ["body", "world_id"], msg: "Field required", input: { title: "Nowhere" } }]);
+  });
+
+  test("dates without a zone, or bare dates, are read as UTC (archivist-sync sends `${date}T00:00:00`)", async () => {
+    const sessionId = (await client(server.url, server.adminKey).post("/internal/v1/sessions", { campaign_id: campaignId, type: "chatVoice", title: "S", session_date: "2024-01-05T19:00:00" })).body.id;
+    expect((await gm.api.get(`/v1/sessions/${sessionId}`)).body.session_date).toBe("2024-01-05T19:00:00.000Z");
+    for (const [sent, stored] of [["2024-01-06T00:00:00", "2024-01-06T00:00:00.000Z"], ["2024-01-07", "2024-01-07T00:00:00.000Z"], ["2024-01-08T10:30", "2024-01-08T10:30:00.000Z"], ["2024-01-09T01:00:00+02:00", "2024-01-08T23:00:00.000Z"]]) {
+      const patched = await gm.api.patch(`/v1/sessions/${sessionId}`, { session_date: sent });
+      expect({ sent, status: patched.status, stored: patched.body.session_date }).toEqual({ sent, status: 200, stored });
+    }
+    const wrong = await gm.api.patch(`/v1/sessions/${sessionId}`, { session_date: "2024-13-45" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail[0].loc).toEqual(["body", "session_date"]);
+  });
+
+  test("discordVoice, the live service's name for a voice-chat session, is read as chatVoice", async () => {
+    const admin = client(server.url, server.adminKey);
+    const created = await admin.post("/internal/v1/sessions", { campaign_id: campaignId, type: "discordVoice", title: "Voice", session_date: "2024-02-01T19:00:00Z" });
+    expect(created.status).toBe(201);
+    expect(created.body.type).toBe("chatVoice");
+    const listed = await gm.api.get(`/v1/sessions?campaign_id=${campaignId}&session_type=discordVoice`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((s: { title: string; type: string }) => [s.title, s.type])).toEqual([["Voice", "chatVoice"], ["S", "chatVoice"]]);
+    expect((await gm.api.get(`/v1/sessions?campaign_id=${campaignId}&session_type=skypeVoice`)).status).toBe(422);
   });
 
   test("MCP tools take the other spellings too", async () => {

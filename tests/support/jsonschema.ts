@@ -8,6 +8,7 @@ export function schemaValidator() {
   addFormats(ajv);
   // Our own annotation: the message shown when a value fails (see adapters/operations/operation.ts).
   ajv.addKeyword("x-error");
+  ajv.addKeyword("x-aliases");
   return ajv;
 }
 
