@@ -329,16 +329,14 @@ describe("third-party Archivist clients replayed against the service", () => {
       }
     });
 
-    test("archivist-sync (v0.1 placeholder): PUT /v1/worlds/{id}/title {title, description}", async () => {
-      const r = await sync("PUT", `/worlds/${fx.campaign}/title`, { title: "Fixture Campaign", description: "" });
-      ok2xx(r);
-    });
-
-    test("archivist-sync (v0.1 placeholder): POST /v1/worlds/{id}/characters {characters: [...]}", async () => {
-      const r = await sync("POST", `/worlds/${fx.campaign}/characters`, {
-        characters: [{ foundryId: "abc123", name: "Legacy Hero", type: "character", description: "", level: 1, race: "", class: "" }],
-      });
-      ok2xx(r);
+    // The module's first release called two routes that neither the live API nor the contract has
+    // (every later release uses /v1/campaigns and the per-kind routes above); they stay unknown,
+    // answered like any unknown route rather than half-emulated (docs/decisions.md).
+    test("archivist-sync (v0.1 placeholder): PUT /v1/worlds/{id}/title and POST /v1/worlds/{id}/characters are unknown routes", async () => {
+      const title = await sync("PUT", `/worlds/${fx.campaign}/title`, { title: "Fixture Campaign", description: "" });
+      E(seen(title)).toMatchObject({ status: 404, body: { detail: "Not Found" } });
+      const bulk = await sync("POST", `/worlds/${fx.campaign}/characters`, { characters: [{ foundryId: "abc123", name: "Legacy Hero" }] });
+      E(seen(bulk)).toMatchObject({ status: 404, body: { detail: "Not Found" } });
     });
   });
 
