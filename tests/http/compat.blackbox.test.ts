@@ -65,7 +65,7 @@ for (const backend of backends) {
         // The other methods still say which ones exist.
         const post = await gm.api.post(`/v1/sessions/${session.id}`, {});
         expect(post.status).toBe(405);
-        expect(post.headers.get("allow")!.split(", ").sort()).toEqual(["GET", "PATCH", "PUT"]);
+        expect(post.headers.get("allow")!.split(", ").sort()).toEqual(["GET", "OPTIONS", "PATCH", "PUT"]);
       });
 
       test("is documented in /openapi.json as its own operation with the PATCH body", async () => {
