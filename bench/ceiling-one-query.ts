@@ -25,6 +25,7 @@ interface Row {
   public: boolean;
   mature: boolean;
   owner_id: string;
+  archived_at: Date | null;
   created_at: Date;
   updated_at: Date | null;
   allowed: boolean | null;
@@ -38,7 +39,7 @@ async function getCampaign(request: Request, campaignId: string): Promise<Respon
   const rows = await sql<Row[]>`
     select k.user_id,
            c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature,
-           c.owner_id, c.created_at, c.updated_at,
+           c.owner_id, c.archived_at, c.created_at, c.updated_at,
            (c.owner_id = k.user_id or c.public
              or coalesce(m.roles ?| array['owner', 'admin', 'player', 'viewer'], false)) as allowed
       from api_keys k
@@ -60,6 +61,8 @@ async function getCampaign(request: Request, campaignId: string): Promise<Respon
     public: row.public,
     mature: row.mature,
     owner_id: row.owner_id,
+    archived: row.archived_at !== null,
+    archived_at: row.archived_at === null ? null : iso(row.archived_at),
     created_at: iso(row.created_at),
     updated_at: row.updated_at === null ? null : iso(row.updated_at),
   });

@@ -26,7 +26,7 @@ async function getCampaign(request: Request, campaignId: string): Promise<Respon
   const userId = String(caller.user_id);
   const [row] = await query(
     `select c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature,
-  c.owner_id, c.created_at, c.updated_at, m.roles as member_roles
+  c.owner_id, c.archived_at, c.created_at, c.updated_at, m.roles as member_roles
          from campaigns c left join campaign_members m on m.campaign_id = c.id and m.user_id = $2
          where c.id = $1`,
     [campaignId, userId],
@@ -46,6 +46,8 @@ async function getCampaign(request: Request, campaignId: string): Promise<Respon
     public: Boolean(row.public),
     mature: Boolean(row.mature),
     owner_id: String(row.owner_id),
+    archived: row.archived_at != null,
+    archived_at: row.archived_at == null ? null : iso(row.archived_at),
     created_at: iso(row.created_at),
     updated_at: row.updated_at == null ? null : iso(row.updated_at),
   });
