@@ -22,7 +22,7 @@ export async function createScratchDatabase(serverUrl: string, prefix = "cms_ben
     await admin.end({ timeout: 2 });
   }
   atCleanup(async () => {
-    if (keep) return console.log(`kept database ${name}`);
+    if (keep) return console.log(`kept database ${name} (BENCH_KEEP_DB)`);
     await dropScratchDatabase(serverUrl, name).then(
       () => console.log(`dropped database ${name}`),
       (error) => console.error(`could not drop database ${name}: ${(error as Error).message}`),
