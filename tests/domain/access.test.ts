@@ -30,7 +30,7 @@ describe("campaign access levels", () => {
       manage: ["none", "read", "write", "manage"],
       owner: ["none", "read", "write", "manage", "owner"],
     };
-    expect([...ACCESS_LEVELS].sort()).toEqual(Object.keys(table).sort());
+    expect([...ACCESS_LEVELS].sort() as string[]).toEqual(Object.keys(table).sort());
     for (const held of ACCESS_LEVELS)
       for (const needed of ACCESS_LEVELS) expect({ held, needed, granted: grants(held, needed) }).toEqual({ held, needed, granted: table[held].includes(needed) });
   });
