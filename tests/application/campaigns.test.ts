@@ -1,7 +1,6 @@
 // Use cases against a real (in-memory) record store: what a new campaign starts with, and atomicity.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createCampaign, deleteCampaign } from "../../application/campaigns.ts";
-import { CREATOR_ROLES, DEFAULT_CHARACTER_ARC, DEFAULT_FIELD_DEFINITIONS } from "../../domain/campaign.ts";
 import type { Caller } from "../../domain/identity.ts";
 import type { Repositories } from "../../ports/records.ts";
 import { inProcessService } from "../support/inprocess.ts";
@@ -17,20 +16,29 @@ beforeAll(async () => {
 afterAll(() => service?.close());
 
 describe("campaign creation bootstrap", () => {
-  test("creator joins as player and admin; a GM speaker, Character Arc defaults and field definitions exist", async () => {
+  test("creator joins as owner, player and admin; a GM speaker, Character Arc defaults and field definitions exist", async () => {
     const created = await createCampaign(service.deps, caller, { title: "Bootstrapped" });
     expect(created.ok).toBe(true);
     if (!created.ok) return;
     const id = created.value.id;
     const { records } = service.deps;
-    expect((await records.members.get(id, caller.userId))?.roles).toEqual([...CREATOR_ROLES]);
+    // docs/decisions.md: "The creator joins as `owner, player, admin`".
+    expect((await records.members.get(id, caller.userId))?.roles).toEqual(["owner", "player", "admin"]);
     const speakers = await records.speakers.list(id);
     expect(speakers).toHaveLength(1);
     expect(speakers[0]).toMatchObject({ name: "GM", user_id: caller.userId, roles: ["gm"] });
-    expect(await records.settings.getCharacterArc(id)).toEqual(DEFAULT_CHARACTER_ARC);
+    expect(await records.settings.getCharacterArc(id)).toEqual({
+      enabled: true,
+      stages: ["Introduction", "Motivation", "Conflict", "Turning Point", "Resolution"],
+      track: ["PC"],
+    });
     const definitions = await records.settings.listFieldDefinitions(id);
-    expect(definitions).toHaveLength(DEFAULT_FIELD_DEFINITIONS.length);
-    expect(definitions.filter((d) => d.entity_type === "character").map((d) => d.key)).toContain("class");
+    const keysOf = (kind: string) => definitions.filter((d) => d.entity_type === kind).sort((a, b) => a.position - b.position).map((d) => d.key);
+    expect(keysOf("character")).toEqual(["ancestry", "class", "level", "alignment", "status"]);
+    expect(keysOf("faction")).toEqual(["leader", "goals", "disposition"]);
+    expect(keysOf("location")).toEqual(["region", "population", "ruler"]);
+    expect(keysOf("item")).toEqual(["rarity", "attunement", "holder"]);
+    expect(definitions).toHaveLength(14);
   });
 
   test("a failure part-way leaves nothing behind", async () => {

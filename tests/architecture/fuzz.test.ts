@@ -33,11 +33,42 @@ beforeAll(async () => {
 afterAll(() => service?.close());
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
+/** Legacy path names of an id (e.g. /v1/worlds/{world_id}). */
+const aliasedId = (name: string) => (name === "world_id" ? "campaign_id" : name);
+
+/** What every refusal must carry: a sentence, or for 422 a list of issues each naming where it is. */
+const expectRefusal = (status: number, body: any, sent?: unknown) => {
+  if (status === 422) {
+    expect(Array.isArray(body.detail)).toBe(true);
+    expect(body.detail.length).toBeGreaterThan(0);
+    for (const issue of body.detail) {
+      // typeof, not toMatchObject with expect.any: Bun's toMatchObject rewrites the received object.
+      expect([typeof issue.type, typeof issue.msg]).toEqual(["string", "string"]);
+      expect(["body", "path", "query"]).toContain(issue.loc[0]);
+      for (const step of issue.loc) expect(["string", "number"]).toContain(typeof step);
+      // Known defect (see "a missing enum field…" below): a required enum left out has no `input`.
+      const leftOut = issue.loc[0] === "body" && issue.loc.length === 2 && !(sent && typeof sent === "object" && issue.loc[1] in sent);
+      if (!(leftOut && issue.type === "enum")) expect("input" in issue).toBe(true);
+    }
+  } else {
+    expect(typeof body.detail).toBe("string");
+    expect(body.detail.length).toBeGreaterThan(0);
+  }
+};
+
+/** The routes fuzzed, as "METHOD /template", to check against what /openapi.json documents. */
+const fuzzed = new Set<string>();
 
 for (const op of OPERATIONS) {
   if (!op.http || !op.input.body || op.auth === "none") continue;
   if (op.id === "internalRevokeKey" || op.id === "internalRotateKey") continue; // would revoke the fuzzer's own key material
-  test(`${op.id}: generated bodies never cause a 5xx`, async () => {
+  // The operation's own route and its aliases (another path, or another method such as PUT for PATCH).
+  const routes = [
+    { method: op.http.method, path: op.http.path },
+    ...(op.http.aliases ?? []).map((alias) => (typeof alias === "string" ? { method: op.http!.method, path: alias } : { method: alias.method, path: alias.path ?? op.http!.path })),
+  ];
+  for (const route of routes)
+  test(`${route.method} ${route.path} (${op.id}): generated bodies never cause a 5xx`, async () => {
     const fields = Object.keys(op.input.body!.properties);
     const bodies = fc.oneof(
       anyJson,
@@ -48,37 +79,57 @@ for (const op of OPERATIONS) {
     const key_ = op.auth === "first_party" ? service.adminKey : key;
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), async (body, realIds) => {
-        const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => (realIds && ids[name] ? ids[name]! : "no-such-id"));
-        const response = await service.request(op.http!.method, path, { key: key_, body });
+        const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => (realIds && (ids[name] ?? ids[aliasedId(name)]) ? (ids[name] ?? ids[aliasedId(name)])! : "no-such-id"));
+        const response = await service.request(route.method, path, { key: key_, body });
         expect(response.status).toBeLessThan(500);
-        if (response.status >= 400) expect((await response.json()).detail).toBeDefined();
+        if (response.status >= 400) expectRefusal(response.status, await response.json(), body);
       }),
       { numRuns: 30 },
     );
+    fuzzed.add(`${route.method} ${route.path}`);
   });
 }
 
 test("NUL characters anywhere are a 422, in bodies and in query strings", async () => {
   const body = await service.request("POST", "/v1/campaigns", { key, body: { title: "a\u0000b" } });
   expect(body.status).toBe(422);
-  expect((await body.json()).detail[0]).toMatchObject({ type: "string_nul", loc: ["body", "title"] });
+  expect((await body.json()).detail).toEqual([{ type: "string_nul", loc: ["body", "title"], msg: "Text cannot contain the NUL character (\\u0000)", input: "a\u0000b" }]);
   const query = await service.request("GET", "/v1/campaigns?search=%00", { key });
   expect(query.status).toBe(422);
+  expect((await query.json()).detail).toEqual([{ type: "string_nul", loc: ["query", "search"], msg: "Text cannot contain the NUL character (\\u0000)", input: "\u0000" }]);
   const user = await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "x\u0000", email: "n@example.test" } });
   expect(user.status).toBe(422);
+  expect((await user.json()).detail).toEqual([{ type: "string_nul", loc: ["body", "name"], msg: "Text cannot contain the NUL character (\\u0000)", input: "x\u0000" }]);
+});
+
+// Fails today: a required enum field that is left out is reported as {type: "enum", loc, msg} with
+// no `input` (and not as "missing"), unlike every other required field. Remove `.failing` once fixed.
+test.failing("a missing enum field is reported as missing, with the input, like any required field", async () => {
+  const response = await service.request("POST", "/v1/beats", { key, body: { label: "B", campaign_id: ids.campaign_id } });
+  expect(response.status).toBe(422);
+  expect((await response.json()).detail).toEqual([{ type: "missing", loc: ["body", "type"], msg: "Field required", input: { label: "B", campaign_id: ids.campaign_id } }]);
 });
 
 test("path ids are decoded once; malformed escapes are a 4xx", async () => {
   const campaign = await (await service.request("POST", "/v1/campaigns", { key, body: { title: "Escapes" } })).json();
-  expect((await service.request("GET", `/v1/campaigns/${campaign.id}`, { key })).status).toBe(200);
+  const read = await service.request("GET", `/v1/campaigns/${campaign.id}`, { key });
+  expect(read.status).toBe(200);
+  expect((await read.json()).id).toBe(campaign.id);
   const doubled = await service.request("GET", `/v1/campaigns/${encodeURIComponent(encodeURIComponent(campaign.id + " "))}`, { key });
   expect(doubled.status).toBe(404);
+  expect(await doubled.json()).toEqual({ detail: "Campaign not found" });
   const malformed = await service.request("GET", "/v1/campaigns/%E0%A4%A", { key });
   expect(malformed.status).toBeGreaterThanOrEqual(400);
   expect(malformed.status).toBeLessThan(500);
+  expectRefusal(malformed.status, await malformed.json());
 });
 
-test("the fuzzer covered the write operations", () => {
-  const covered = OPERATIONS.filter((op) => op.http && op.input.body && op.auth !== "none").length;
-  expect(covered).toBeGreaterThanOrEqual(15);
+test("the fuzzer covered every documented route that takes a body", async () => {
+  // From the served document, not from the table the loop above walks.
+  const doc = await (await service.request("GET", "/openapi.json")).json();
+  const documented = Object.entries(doc.paths as Record<string, Record<string, { requestBody?: unknown }>>).flatMap(([path, methods]) =>
+    Object.entries(methods).flatMap(([method, entry]) => (entry.requestBody ? [`${method.toUpperCase()} ${path}`] : [])),
+  );
+  expect(documented.length).toBeGreaterThan(0);
+  expect(documented.filter((route) => !fuzzed.has(route))).toEqual([]);
 });

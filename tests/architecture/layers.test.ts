@@ -1,6 +1,7 @@
 // The hexagon's dependency rule, checked on the source text; and the domain type-checks under Deno.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { PROJECT_ROOT } from "../support/server.ts";
 
@@ -49,8 +50,29 @@ describe("layers", () => {
     expect(violations()).toEqual([]);
   });
 
-  test("the check catches a violation (so it can fail)", () => {
-    expect(importsOf(`import { x } from "../adapters/sql/records.ts";\nimport y from "postgres";`)).toEqual(["../adapters/sql/records.ts", "postgres"]);
+  test("the check finds violations planted in a tree (so it can fail)", () => {
+    const root = mkdtempSync(join(tmpdir(), "cms-layers-"));
+    try {
+      const plant = (file: string, source: string) => {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), source);
+      };
+      for (const layer of LAYERS) mkdirSync(join(root, layer), { recursive: true });
+      plant("domain/ok.ts", `import { x } from "./other.ts";\nexport const y = x;\n`);
+      plant("domain/bad.ts", `import { records } from "../adapters/sql/records.ts";\nimport postgres from "postgres";\n`);
+      plant("application/lazy.ts", `export const load = () => import("../infra/container.ts");\n`);
+      plant("ports/reexport.ts", `export { thing } from "../application/things.ts";\n`);
+      plant("adapters/fine.ts", `import { Elysia } from "elysia";\nimport { a } from "../application/a.ts";\n`);
+      plant("infra/any.ts", `import { b } from "../adapters/fine.ts";\nimport pkg from "../package.json";\n`);
+      expect(violations(root).sort()).toEqual([
+        `application/lazy.ts imports "../infra/container.ts": application/ may not depend on infra/`,
+        `domain/bad.ts imports "../adapters/sql/records.ts": domain/ may not depend on adapters/`,
+        `domain/bad.ts imports "postgres": domain/ may not import packages`,
+        `ports/reexport.ts imports "../application/things.ts": ports/ may not depend on application/`,
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test("domain/ type-checks under Deno with no configuration", () => {

@@ -6,6 +6,7 @@ import { toolsOf } from "../../adapters/mcp/server.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import { flatInputSchema, routesOf, type Operation } from "../../adapters/operations/operation.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { scenarios, type Args, type Case, type Fixture } from "./operation-parity.scenarios.ts";
 
 // DESIGN section 10: the 81 tools the finished service offers. Every tool we list must be one of them.
 const DOCUMENTED_TOOLS = new Set(
@@ -113,33 +114,203 @@ describe("the operation table", () => {
           if (op.http!.method === "DELETE") expect(tool.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
           if (op.mcp!.readOnly) expect(op.http!.method).toBe("GET");
         });
-
-        test("answers the same on both transports (same status and body for the same input)", async () => {
-          const inputs: Record<string, unknown>[] = [{}, { campaign_id: "does-not-exist" }, { campaign_id: "does-not-exist", title: 5, page: 0 }];
-          for (const args of inputs) {
-            const viaMcp = await mcpCall(op.mcp!.name, args);
-            let path = op.http!.path;
-            const query = new URLSearchParams();
-            const body: Record<string, unknown> = {};
-            for (const [name, value] of Object.entries(args)) {
-              if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, String(value));
-              else if (op.input.query?.properties[name]) query.set(name, String(value));
-              else body[name] = value;
-            }
-            if (path.includes("{")) continue; // a path id is missing: HTTP cannot even express this call
-            const qs = query.size ? `?${query}` : "";
-            const viaHttp = await service.request(op.http!.method, path + qs, { key: userKey, ...(op.input.body ? { body } : {}) });
-            const httpBody = viaHttp.status === 204 ? { success: true } : await viaHttp.json();
-            if (viaMcp.isError) expect({ status: viaHttp.status, ...httpBody }).toEqual(viaMcp.payload);
-            else {
-              expect(viaHttp.status).toBeLessThan(300);
-              if (op.mcp!.readOnly) expect(httpBody).toEqual(viaMcp.payload);
-            }
-          }
-        });
       }
     });
   }
+});
+
+// Every MCP tool against its REST twin, with real records: the same status and the same body for
+// reads, writes and errors. Bodies differ only where two calls each create or change a record.
+describe("MCP and REST answer alike", () => {
+  const UNKNOWN_ID = "00000000-0000-7000-8000-000000000000";
+  let tools: { name: string; inputSchema: { properties: Record<string, { type?: string }> } }[] = [];
+  let fixture: Fixture;
+  let outsiderKey: string;
+  /** Tools whose calls were all compared, with at least one success and one error among them. */
+  const compared = new Set<string>();
+
+  const rpc = async (method: string, params: unknown, key = userKey) => {
+    const response = await service.request("POST", "/mcp", { key, headers: { accept: "application/json, text/event-stream" }, body: { jsonrpc: "2.0", id: 1, method, params } });
+    expect(response.status).toBe(200);
+    return (await response.json()).result;
+  };
+  const rest = async (method: string, path: string, body?: unknown, key = userKey) => {
+    const response = await service.request(method, path, { key, body });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  };
+
+  beforeAll(async () => {
+    tools = (await rpc("tools/list", {})).tools;
+    const outsider = await rest("POST", "/internal/v1/users", { name: "Outsider", email: "o@example.test" }, service.adminKey);
+    outsiderKey = (await rest("POST", `/internal/v1/users/${outsider.id}/keys`, {}, service.adminKey)).key;
+    const make = async (path: string, body: Args) => (await rest("POST", path, body)).id as string;
+    const campaign = await make("/v1/campaigns", { title: "Parity", system: "D&D 5e" });
+    const character = await make("/v1/characters", { campaign_id: campaign, character_name: "Vex", player_name: "Laura" });
+    const item = await make("/v1/items", { campaign_id: campaign, name: "Fenthras" });
+    const session = (await rest("POST", "/internal/v1/sessions", { campaign_id: campaign, type: "chatVoice", title: "Arrival", session_date: "2026-01-06T19:00:00Z" }, service.adminKey)).id;
+    // A transcript (the cast analysis is computed on import) and a handout, through the first-party routes.
+    const imported = await service.app.handle(
+      new Request(`http://localhost/internal/v1/sessions/${session}/transcript?format=plain`, {
+        method: "POST",
+        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
+        body: "Matt: Welcome to Emon. What do you do?\nLaura: Vex looks for the bow.\nSam: I sing a song.",
+      }),
+    );
+    if (imported.status !== 201) throw new Error(`transcript import: ${imported.status} ${await imported.text()}`);
+    await rest("POST", `/internal/v1/sessions/${session}/handout`, {}, service.adminKey);
+    const folder = await make("/v1/journal-folders", { world_id: campaign, name: "Lore", path: "Lore" });
+    const beat = await make("/v1/beats", { campaign_id: campaign, label: "The gate", type: "major", game_session_id: session });
+    fixture = {
+      campaign,
+      character,
+      item,
+      faction: await make("/v1/factions", { campaign_id: campaign, name: "Slayer's Take" }),
+      location: await make("/v1/locations", { campaign_id: campaign, name: "Emon" }),
+      link: await make(`/v1/campaigns/${campaign}/links`, { from_id: character, from_type: "Character", to_id: item, to_type: "Item", alias: "bow" }),
+      quest: await make("/v1/quests", { campaign_id: campaign, quest_name: "The Briarwoods", status: "in-progress" }),
+      folder,
+      journal: await make("/v1/journals", { world_id: campaign, title: "Whitestone", content: "Cold and grey. [[Vex]] was here.", folder_id: folder }),
+      session,
+      beat,
+      moment: await make("/v1/moments", { campaign_id: campaign, session_id: session, label: "The bow sings", content: "Fenthras answers." }),
+      award: await make("/v1/hero-awards", { session_id: session, title: "Sharpest eye", description: "Found the bow." }),
+      quote: await make("/v1/quotes", { session_id: session, text: "I sing a song.", speaker: "Sam" }),
+      spotlight: await make("/v1/spotlights", { session_id: session, title: "Vex and the bow" }),
+      make,
+    };
+  });
+
+  /** Both transports, one call each; the REST call is built from the operation's declared parts. */
+  async function both(name: string, restArgs: Args, mcpArgs: Args, key = userKey) {
+    const op = OPERATIONS.find((candidate) => candidate.mcp?.name === name)!;
+    let path = op.http!.path;
+    const query = new URLSearchParams();
+    const body: Args = {};
+    for (const [field, value] of Object.entries(restArgs)) {
+      if (path.includes(`{${field}}`)) path = path.replace(`{${field}}`, encodeURIComponent(String(value)));
+      else if (op.input.query?.properties[field]) query.set(field, String(value));
+      else body[field] = value;
+    }
+    expect(path).not.toContain("{");
+    const response = await service.request(op.http!.method, path + (query.size ? `?${query}` : ""), { key, ...(op.input.body ? { body } : {}) });
+    const text = await response.text();
+    const isJson = response.headers.get("content-type")?.startsWith("application/json") ?? false;
+    const viaRest = { status: response.status, body: isJson ? JSON.parse(text) : text };
+    const result = await rpc("tools/call", { name, arguments: mcpArgs }, key);
+    const mcpText: string = result.content[0].text;
+    let mcpBody: unknown = mcpText;
+    try {
+      mcpBody = JSON.parse(mcpText);
+    } catch {}
+    return { viaRest, viaMcp: { isError: Boolean(result.isError), body: mcpBody, structured: result.structuredContent } };
+  }
+
+  /** Drops the fields that necessarily differ, at any depth. */
+  const without = (value: unknown, fields: string[]): unknown => {
+    if (Array.isArray(value)) return value.map((item) => without(item, fields));
+    if (!value || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).filter(([key]) => !fields.includes(key)).map(([key, item]) => [key, without(item, fields)]));
+  };
+
+  /** Compares one call on both transports; answers the REST status. */
+  async function compare(name: string, call: { args: Args; mcpArgs?: Args; differ?: string[] }, key = userKey) {
+    const { viaRest, viaMcp } = await both(name, call.args, call.mcpArgs ?? call.args, key);
+    const differ = call.differ ?? [];
+    if (viaRest.status >= 400) {
+      // An MCP error carries the REST status and body.
+      expect(viaMcp.isError).toBe(true);
+      expect(without(viaMcp.body, differ)).toEqual(without({ status: viaRest.status, ...viaRest.body }, differ));
+      expect(viaRest.body.detail).toBeDefined();
+    } else {
+      expect(viaMcp.isError).toBe(false);
+      if (viaRest.status === 204) {
+        expect(viaRest.body).toBe("");
+        expect(viaMcp.body).toEqual({ success: true });
+      } else {
+        expect(without(viaMcp.body, differ)).toEqual(without(viaRest.body, differ));
+        if (viaMcp.structured) expect(viaMcp.structured).toEqual(viaMcp.body);
+      }
+    }
+    return viaRest.status;
+  }
+
+  /** A copy of `args` with every id the fixture made replaced by one that names nothing. */
+  const unknownIds = (args: Args): Args | null => {
+    const ours = new Set(Object.values(fixture).filter((value) => typeof value === "string"));
+    let replaced = false;
+    const out: Args = {};
+    for (const [field, value] of Object.entries(args)) {
+      const swap = typeof value === "string" && (ours.has(value) || /_id$|^id$/.test(field));
+      out[field] = swap ? UNKNOWN_ID : value;
+      replaced ||= swap;
+    }
+    return replaced ? out : null;
+  };
+
+  /** A copy of `args` with one field of the wrong type, and where the 422 must point. */
+  const wrongType = (name: string, args: Args): { args: Args; loc: string[] } | null => {
+    const op = OPERATIONS.find((candidate) => candidate.mcp?.name === name)!;
+    const tool = tools.find((candidate) => candidate.name === name)!;
+    for (const [field, schema] of Object.entries(tool.inputSchema.properties)) {
+      if (op.http!.path.includes(`{${field}}`)) continue;
+      const part = op.input.query?.properties[field] ? "query" : "body";
+      // Query values travel as text, so only a type a string cannot pass for shows there.
+      if (schema.type === "integer") return { args: { ...args, [field]: "many" }, loc: [part, field] };
+      if (schema.type === "boolean") return { args: { ...args, [field]: "maybe" }, loc: [part, field] };
+      if (schema.type === "string" && part === "body") return { args: { ...args, [field]: 12345 }, loc: [part, field] };
+    }
+    return null;
+  };
+
+  test("every listed tool has calls to compare, and only listed tools do", () => {
+    const table = scenarios(fixture);
+    expect(Object.keys(table).sort()).toEqual(tools.map((tool) => tool.name).sort());
+  });
+
+  test("each tool: the same status and body on both transports, for successes and errors", async () => {
+    const table = scenarios(fixture);
+    const failures: string[] = [];
+    for (const tool of tools) {
+      const statuses: number[] = [];
+      try {
+        const cases = await table[tool.name]!();
+        const first = cases[0]!;
+        // Errors first: they must change nothing the successes then read.
+        statuses.push(await compare(tool.name, { args: first.args, differ: first.differ }, outsiderKey));
+        const unknown = unknownIds(first.args);
+        if (unknown) {
+          const status = await compare(tool.name, { args: unknown });
+          expect([403, 404]).toContain(status);
+          statuses.push(status);
+        }
+        const wrong = wrongType(tool.name, first.args);
+        if (wrong) {
+          const { viaRest } = await both(tool.name, wrong.args, wrong.args);
+          expect(viaRest.status).toBe(422);
+          expect(viaRest.body.detail.map((issue: { loc: string[] }) => issue.loc)).toContainEqual(wrong.loc);
+          statuses.push(await compare(tool.name, { args: wrong.args }));
+        }
+        for (const call of cases) {
+          const status = await compare(tool.name, call);
+          expect({ tool: tool.name, call: call.label, status }).toEqual({ tool: tool.name, call: call.label, status: call.status });
+          statuses.push(status);
+        }
+        expect(statuses.some((status) => status < 300)).toBe(true);
+        expect(statuses.some((status) => status >= 400)).toBe(true);
+        compared.add(tool.name);
+      } catch (error) {
+        failures.push(`${tool.name}: ${(error as Error).message.split("\n").slice(0, 60).join("\n")}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("no tool was skipped: as many compared as tools/list names", () => {
+    expect(tools.length).toBeGreaterThan(0);
+    expect(compared.size).toBe(tools.length);
+  });
 });
 
 describe("failures", () => {

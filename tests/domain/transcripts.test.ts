@@ -150,17 +150,29 @@ describe("cast analysis", () => {
     expect(a.questions.bySpeaker).toEqual({ LAURA: 0, MATT: 1, SAM: 0 });
     expect(a.longest_absence_lines).toEqual({ LAURA: 2, MATT: 2, SAM: 3 });
     expect(a.spotlightEquity.excluded).toEqual(["MATT"]);
-    expect(a.spotlightEquity.gini).toBeCloseTo(gini([3, 2]), 4);
+    // Players' words 3 (LAURA) and 2 (SAM): mean absolute difference 2/4 over twice the mean 2.5 = 0.1.
+    expect(a.spotlightEquity.gini).toBeCloseTo(0.1, 4);
+    expect(a.spotlightEquity.equity).toBeCloseTo(0.9, 4);
   });
 
-  test("gini: 0 for equal shares, in [0, 1)", () => {
+  test("gini: the mean absolute difference over twice the mean", () => {
+    // Computed the textbook way (every pair), not by the sorted-rank formula the code uses.
+    const byPairs = (values: number[]) => {
+      const n = values.length;
+      const mean = values.reduce((a, b) => a + b, 0) / n;
+      if (n < 2 || mean === 0) return 0;
+      let differences = 0;
+      for (const x of values) for (const y of values) differences += Math.abs(x - y);
+      return differences / (2 * n * n * mean);
+    };
     fc.assert(
       fc.property(fc.array(fc.nat(1000), { maxLength: 10 }), (values) => {
-        const g = gini(values);
-        expect(g).toBeGreaterThanOrEqual(-1e-12);
-        expect(g).toBeLessThan(1);
+        expect(gini(values)).toBeCloseTo(byPairs(values), 9);
       }),
     );
     expect(gini([5, 5, 5])).toBeCloseTo(0, 12);
+    expect(gini([1, 0, 0, 0])).toBeCloseTo(0.75, 12);
+    expect(gini([3, 2])).toBeCloseTo(0.1, 12);
+    expect(gini([])).toBe(0);
   });
 });

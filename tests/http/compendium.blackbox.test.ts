@@ -1,6 +1,7 @@
 // Black-box: characters, factions, locations, items, the picker, links, wikilinks, maintenance and search.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { announceSkip, recordBackends } from "../support/backends.ts";
+import { expectRefused } from "../support/refusals.ts";
 import { client, newUser, type Client } from "../support/client.ts";
 import type { TestServer } from "../support/server.ts";
 
@@ -103,7 +104,7 @@ for (const backend of backends) {
         const speaker = await admin.post(`/internal/v1/campaigns/${campaign.id}/speakers`, { name: "Laura", handle: "@laura", roles: ["player"] });
         expect(speaker.status).toBe(201);
         const foreign = await admin.post(`/internal/v1/campaigns/${otherCampaign.id}/speakers`, { name: "Someone" });
-        expect((await admin.post(`/internal/v1/campaigns/${campaign.id}/speakers`, { name: "laura" })).status).toBe(409);
+        expectRefused(await admin.post(`/internal/v1/campaigns/${campaign.id}/speakers`, { name: "laura" }), 409, "This campaign already has a speaker with that name");
 
         const pc = await character({ character_name: "Vex the Second", speaker_id: speaker.body.id, type: "PC" });
         expect(pc.player).toEqual({ id: speaker.body.id, name: "Laura", handle: "@laura", roles: ["player"], campaign_id: campaign.id, created_at: speaker.body.created_at });
@@ -128,7 +129,7 @@ for (const backend of backends) {
         expect(patched.status).toBe(200);
         expect(patched.body).toMatchObject({ character_name: "Grog", description: "Goliath barbarian", player_name: "Travis", character_aliases: ["Grog Strongjaw"], type: "PC" });
         expect(patched.body.updated_at).not.toBeNull();
-        expect((await gm.api.patch(`/v1/characters/${grog.id}`, { type: "Boss" })).status).toBe(422);
+        expectRefused(await gm.api.patch(`/v1/characters/${grog.id}`, { type: "Boss" }), 422, ["body", "type"]);
       });
 
       test("list: type and card filters, approval default, pagination", async () => {
@@ -140,14 +141,14 @@ for (const backend of backends) {
         expect(cards.body.size).toBe(2);
         for (const card of cards.body.data) expect(Object.keys(card).sort()).toEqual(["character_name", "id", "image", "type"]);
         expect((await gm.api.get(`/v1/characters?campaign_id=${campaign.id}&approved_only=false`)).status).toBe(200);
-        expect((await gm.api.get(`/v1/characters`)).status).toBe(422);
-        expect((await gm.api.get(`/v1/characters?campaign_id=${campaign.id}&size=101`)).status).toBe(422);
+        expectRefused(await gm.api.get(`/v1/characters`), 422, ["query", "campaign_id"]);
+        expectRefused(await gm.api.get(`/v1/characters?campaign_id=${campaign.id}&size=101`), 422, ["query", "size"]);
       });
     });
 
     describe("factions, locations, items", () => {
       test("CRUD for each kind, with aliases and cards", async () => {
-        for (const plural of ["factions", "locations", "items"]) {
+        for (const [plural, noun] of [["factions", "Faction"], ["locations", "Location"], ["items", "Item"]] as const) {
           const created = await entity(plural, { name: `Test ${plural}`, aliases: ["One", "one", "Two"], type: "kind", description: "d" });
           expect(created).toMatchObject({ name: `Test ${plural}`, aliases: ["One", "Two"], type: "kind", merge: false, campaign_id: campaign.id });
           expect("parent_id" in created).toBe(plural === "locations");
@@ -157,11 +158,11 @@ for (const backend of backends) {
           const listed = await gm.api.get(`/v1/${plural}?campaign_id=${campaign.id}&fields=card&size=100`);
           expect(listed.body.data.find((c: any) => c.id === created.id)).toEqual({ id: created.id, name: `Test ${plural}`, type: "kind", image: null });
           expect((await gm.api.delete(`/v1/${plural}/${created.id}`)).status).toBe(204);
-          expect((await gm.api.get(`/v1/${plural}/${created.id}`)).status).toBe(404);
+          expectRefused(await gm.api.get(`/v1/${plural}/${created.id}`), 404, `${noun} not found`);
         }
         // An id of one kind is not found as another.
         const faction = await entity("factions", { name: "Clasp" });
-        expect((await gm.api.get(`/v1/items/${faction.id}`)).status).toBe(404);
+        expectRefused(await gm.api.get(`/v1/items/${faction.id}`), 404, "Item not found");
       });
 
       test("locations nest; never their own ancestor; parents from the same campaign only", async () => {
@@ -193,9 +194,9 @@ for (const backend of backends) {
         expect(page2.body).toMatchObject({ hasMore: false, page: 2, pages: 2, total: 3 });
         const characters = await gm.api.get(`/v1/entities?campaign_id=${campaign.id}&type=characters&search=grog`);
         expect(characters.body.results[0]).toMatchObject({ name: "Grog" });
-        expect((await gm.api.get(`/v1/entities?campaign_id=${own.body.id}&type=items&limit=101`)).status).toBe(422);
-        expect((await gm.api.get(`/v1/entities?campaign_id=${own.body.id}&type=spells`)).status).toBe(422);
-        expect((await gm.api.get(`/v1/entities?campaign_id=${own.body.id}`)).status).toBe(422);
+        expectRefused(await gm.api.get(`/v1/entities?campaign_id=${own.body.id}&type=items&limit=101`), 422, ["query", "limit"]);
+        expectRefused(await gm.api.get(`/v1/entities?campaign_id=${own.body.id}&type=spells`), 422, ["query", "type"]);
+        expectRefused(await gm.api.get(`/v1/entities?campaign_id=${own.body.id}`), 422, ["query", "type"]);
       });
     });
 
@@ -255,10 +256,10 @@ for (const backend of backends) {
 
         const renamed = await gm.api.patch(`/v1/campaigns/${campaign.id}/links/${first.body.id}`, { alias: "Armor" });
         expect(renamed.body.alias).toBe("Armor");
-        expect((await gm.api.patch(`/v1/campaigns/${campaign.id}/links/${first.body.id}`, { alias: "  " })).status).toBe(422);
-        expect((await gm.api.patch(`/v1/campaigns/${campaign.id}/links/${first.body.id}`, { alias: "trinket" })).status).toBe(409);
+        expectRefused(await gm.api.patch(`/v1/campaigns/${campaign.id}/links/${first.body.id}`, { alias: "  " }), 422, ["body", "alias"]);
+        expectRefused(await gm.api.patch(`/v1/campaigns/${campaign.id}/links/${first.body.id}`, { alias: "trinket" }), 409, "Another link from the same record already uses this alias");
         expect((await gm.api.delete(`/v1/worlds/${campaign.id}/links/${first.body.id}`)).status).toBe(204);
-        expect((await gm.api.delete(`/v1/campaigns/${campaign.id}/links/${first.body.id}`)).status).toBe(404);
+        expectRefused(await gm.api.delete(`/v1/campaigns/${campaign.id}/links/${first.body.id}`), 404, "Link not found");
 
         // Deleting a record takes its links with it, both directions.
         await gm.api.post(`/v1/campaigns/${campaign.id}/links`, { from_id: b.id, from_type: "Character", to_id: a.id, to_type: "Character" });
@@ -271,10 +272,10 @@ for (const backend of backends) {
         const a = await character({ character_name: "Tiberius" });
         const foreign = await entity("items", { name: "Foreign" }, stranger.api, otherCampaign.id);
         const post = (body: Record<string, unknown>) => gm.api.post(`/v1/campaigns/${campaign.id}/links`, body);
-        expect((await post({ from_id: a.id, from_type: "Spell", to_id: a.id, to_type: "Character" })).status).toBe(422);
-        expect((await post({ from_id: a.id, from_type: "Character", to_id: a.id, to_type: "World" })).status).toBe(422);
-        expect((await post({ from_id: a.id, from_type: "Character", to_id: "missing", to_type: "Character" })).status).toBe(404);
-        expect((await post({ from_id: "missing", from_type: "Character", to_id: a.id, to_type: "Character" })).status).toBe(404);
+        expectRefused(await post({ from_id: a.id, from_type: "Spell", to_id: a.id, to_type: "Character" }), 422, ["body", "from_type"]);
+        expectRefused(await post({ from_id: a.id, from_type: "Character", to_id: a.id, to_type: "World" }), 422, ["body", "to_type"]);
+        expectRefused(await post({ from_id: a.id, from_type: "Character", to_id: "missing", to_type: "Character" }), 404, "Link target Character missing not found");
+        expectRefused(await post({ from_id: "missing", from_type: "Character", to_id: a.id, to_type: "Character" }), 404, "Link source Character missing not found");
         const cross = await post({ from_id: a.id, from_type: "Character", to_id: foreign.id, to_type: "Item" });
         expect(cross.status).toBe(422);
         expect(cross.body.detail[0].loc).toEqual(["body", "to_id"]);
@@ -306,12 +307,12 @@ for (const backend of backends) {
         expect((await gm.api.get(`/v1/characters/${note.id}?with_links=true`)).body.description).toBe("Sylas rules. sylas lies. Sylasian is a word.");
         expect((await gm.api.get(`/v1/campaigns/${own.id}/links?to_id=${briarwoods.id}`)).body.total).toBe(0);
 
-        expect((await gm.api.post("/v1/factions/links/maintenance", { operation: "add", campaign_id: own.id, target_id: "missing" })).status).toBe(404);
-        expect((await gm.api.post("/v1/factions/links/maintenance", { operation: "explode", campaign_id: own.id, target_id: sylas.id })).status).toBe(422);
-        expect((await gm.api.post("/v1/factions/links/maintenance", { operation: "add", target_id: sylas.id })).status).toBe(422);
-        expect((await stranger.api.post("/v1/factions/links/maintenance", { operation: "add", campaign_id: own.id, target_id: sylas.id })).status).toBe(403);
-        expect((await stranger.api.get(`/v1/tasks/${add.body.task_id}`)).status).toBe(403);
-        expect((await gm.api.get(`/v1/tasks/missing`)).status).toBe(404);
+        expectRefused(await gm.api.post("/v1/factions/links/maintenance", { operation: "add", campaign_id: own.id, target_id: "missing" }), 404, "Faction missing not found in this campaign");
+        expectRefused(await gm.api.post("/v1/factions/links/maintenance", { operation: "explode", campaign_id: own.id, target_id: sylas.id }), 422, ["body", "operation"]);
+        expectRefused(await gm.api.post("/v1/factions/links/maintenance", { operation: "add", target_id: sylas.id }), 422, ["body", "campaign_id"]);
+        expectRefused(await stranger.api.post("/v1/factions/links/maintenance", { operation: "add", campaign_id: own.id, target_id: sylas.id }), 403, "Write access denied for this campaign");
+        expectRefused(await stranger.api.get(`/v1/tasks/${add.body.task_id}`), 403, "Access denied to this campaign");
+        expectRefused(await gm.api.get(`/v1/tasks/missing`), 404, "Task not found");
       });
     });
 
@@ -370,7 +371,7 @@ for (const backend of backends) {
         expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=tiamat&types=items`)).body.items[0].snippet).toBe(
           "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; reads &quot;<mark>Tiamat</mark>&quot;",
         );
-        expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=x&types=spells`)).status).toBe(422);
+        expectRefused(await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=x&types=spells`), 422, ["query", "types"]);
         expect((await gm.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=`)).body.characters).toEqual([]);
       });
 
@@ -400,7 +401,7 @@ for (const backend of backends) {
       });
 
       test("search never crosses campaigns", async () => {
-        expect((await stranger.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=Grog`)).status).toBe(403);
+        expectRefused(await stranger.api.get(`/v1/campaigns/${searchCampaign.id}/search?q=Grog`), 403, "Access denied to this campaign");
         const own = await stranger.api.get(`/v1/campaigns/${otherCampaign.id}/search?q=Grog`);
         expect(own.body.characters).toEqual([]);
       });
@@ -410,14 +411,14 @@ for (const backend of backends) {
       test("a stranger neither reads, lists, changes, deletes nor links another campaign's records", async () => {
         const secret = await character({ character_name: "Secret NPC", description: "hidden" });
         const place = await entity("locations", { name: "Hidden place" });
-        expect((await stranger.api.get(`/v1/characters/${secret.id}`)).status).toBe(403);
-        expect((await stranger.api.get(`/v1/characters?campaign_id=${campaign.id}`)).status).toBe(403);
+        expectRefused(await stranger.api.get(`/v1/characters/${secret.id}`), 403, "Access denied to this campaign");
+        expectRefused(await stranger.api.get(`/v1/characters?campaign_id=${campaign.id}`), 403, "Access denied to this campaign");
         expect((await stranger.api.patch(`/v1/characters/${secret.id}`, { description: "mine" })).status).toBe(403);
         expect((await stranger.api.delete(`/v1/characters/${secret.id}`)).status).toBe(403);
         expect((await stranger.api.get(`/v1/locations/${place.id}`)).status).toBe(403);
-        expect((await stranger.api.post("/v1/characters", { campaign_id: campaign.id, character_name: "Intruder" })).status).toBe(403);
-        expect((await stranger.api.get(`/v1/campaigns/${campaign.id}/links`)).status).toBe(403);
-        expect((await stranger.api.get(`/v1/entities?campaign_id=${campaign.id}&type=characters`)).status).toBe(403);
+        expectRefused(await stranger.api.post("/v1/characters", { campaign_id: campaign.id, character_name: "Intruder" }), 403, "Write access denied for this campaign");
+        expectRefused(await stranger.api.get(`/v1/campaigns/${campaign.id}/links`), 403, "Access denied to this campaign");
+        expectRefused(await stranger.api.get(`/v1/entities?campaign_id=${campaign.id}&type=characters`), 403, "Access denied to this campaign");
         // Linking from their own campaign to a record of ours is refused, not silently accepted.
         const theirs = await entity("items", { name: "Their item" }, stranger.api, otherCampaign.id);
         const link = await stranger.api.post(`/v1/campaigns/${otherCampaign.id}/links`, { from_id: theirs.id, from_type: "Item", to_id: secret.id, to_type: "Character" });
@@ -431,7 +432,7 @@ for (const backend of backends) {
         await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: stranger.id, role: "viewer" });
         try {
           expect((await stranger.api.get(`/v1/characters?campaign_id=${campaign.id}`)).status).toBe(200);
-          expect((await stranger.api.post("/v1/characters", { campaign_id: campaign.id, character_name: "Nope" })).status).toBe(403);
+          expectRefused(await stranger.api.post("/v1/characters", { campaign_id: campaign.id, character_name: "Nope" }), 403, "Write access denied for this campaign");
         } finally {
           await admin.delete(`/internal/v1/campaigns/${campaign.id}/members/${stranger.id}`);
         }

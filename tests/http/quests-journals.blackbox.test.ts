@@ -1,6 +1,7 @@
 // Black-box: the quest log, journal entries with permissions, and journal folders.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { announceSkip, recordBackends } from "../support/backends.ts";
+import { expectRefused } from "../support/refusals.ts";
 import { client, newUser, type Client } from "../support/client.ts";
 import type { TestServer } from "../support/server.ts";
 
@@ -111,19 +112,19 @@ for (const backend of backends) {
         const bad = await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", quest_giver: "Nobody" });
         expect(bad.status).toBe(400);
         expect(bad.body.detail).toContain("quest_giver");
-        expect((await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", quest_giver: "Emon" })).status).toBe(400);
+        expectRefused(await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", quest_giver: "Emon" }), 400, "quest_giver \"Emon\" must name an approved character or faction of this campaign");
         const foreignCampaign = (await playerB.api.post("/v1/campaigns", { title: "B's own" })).body;
         const foreign = (await playerB.api.post("/v1/characters", { campaign_id: foreignCampaign.id, character_name: "Stranger" })).body;
         const badRef = await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", related_entity_refs: [{ entity_type: "character", entity_id: foreign.id }] });
-        expect(badRef.status).toBe(400);
+        expectRefused(badRef, 400, `Related character ${foreign.id} not found in this campaign`);
         const wrongType = await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", related_entity_refs: [{ entity_type: "item", entity_id: grog.id }] });
-        expect(wrongType.status).toBe(400);
+        expectRefused(wrongType, 400, `Related item ${grog.id} not found in this campaign`);
         const empty = await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "   " });
         expect(empty.status).toBe(400);
         expect(empty.body.detail).toBe("quest_name cannot be empty");
         expect((await owner.api.patch(`/v1/quests/${byAlias.id}`, { quest_name: "" })).body.detail).toBe("quest_name cannot be empty");
-        expect((await owner.api.post("/v1/quests", { campaign_id: campaign.id })).status).toBe(422);
-        expect((await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", quest_category: "epic" })).status).toBe(422);
+        expectRefused(await owner.api.post("/v1/quests", { campaign_id: campaign.id }), 422, ["body", "quest_name"]);
+        expectRefused(await owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Q", quest_category: "epic" }), 422, ["body", "quest_category"]);
       });
 
       test("progress entries cite sessions, which fill session fields and first/last session", async () => {
@@ -138,7 +139,7 @@ for (const backend of backends) {
         expect(listed).toHaveLength(1);
         expect(listed[0]).toMatchObject({ id: quest.id, progress_entry_count: 3, first_session: { number: 1 }, last_session: { number: 2 } });
         expect(listed[0].objectives).toBeUndefined();
-        expect((await newQuestRaw({ progress_log: [{ text: "x", session_id: "missing" }] })).status).toBe(400);
+        expectRefused(await newQuestRaw({ progress_log: [{ text: "x", session_id: "missing" }] }), 400, "Session missing not found in this campaign");
       });
 
       const newQuestRaw = (body: Record<string, unknown>) => owner.api.post("/v1/quests", { campaign_id: campaign.id, quest_name: "Raw", ...body });
@@ -155,10 +156,10 @@ for (const backend of backends) {
         expect((await owner.api.get(`/v1/quests?campaign_id=${own.id}&status=done`)).body.data.map((q: any) => q.id)).toEqual([q1.id]);
         expect((await owner.api.get(`/v1/quests?campaign_id=${own.id}&quest_category=side`)).body.data.map((q: any) => q.id)).toEqual([q2.id]);
         expect((await owner.api.get(`/v1/quests?campaign_id=${own.id}&search=dragon%20egg`)).body.data.map((q: any) => q.id)).toEqual([q2.id]);
-        expect((await owner.api.get(`/v1/quests?campaign_id=${own.id}&status=unknown`)).status).toBe(422);
+        expectRefused(await owner.api.get(`/v1/quests?campaign_id=${own.id}&status=unknown`), 422, ["query", "status"]);
         expect((await owner.api.delete(`/v1/quests/${q1.id}`)).status).toBe(204);
-        expect((await owner.api.get(`/v1/quests/${q1.id}`)).status).toBe(404);
-        expect((await playerB.api.get(`/v1/quests?campaign_id=${own.id}`)).status).toBe(403);
+        expectRefused(await owner.api.get(`/v1/quests/${q1.id}`), 404, "Quest not found");
+        expectRefused(await playerB.api.get(`/v1/quests?campaign_id=${own.id}`), 403, "Access denied to this campaign");
       });
     });
 
@@ -175,7 +176,7 @@ for (const backend of backends) {
         const mine = await playerA.api.get(`/v1/journals/${id}`);
         expect(mine.body).toMatchObject({ title: "A's secret", content: "Vax is the Raven Queen's champion", permission_level: "manage", author_id: playerA.id, is_public: false, status: "draft" });
         for (const other of [playerB, owner]) {
-          expect((await other.api.get(`/v1/journals/${id}`)).status).toBe(404);
+          expectRefused(await other.api.get(`/v1/journals/${id}`), 404, "Journal entry not found");
           expect((await other.api.get(`/v1/journals?campaign_id=${campaign.id}&size=100`)).body.data.some((e: any) => e.id === id)).toBe(false);
         }
         expect((await owner.api.get(`/v1/campaigns/${campaign.id}/search?q=Raven&types=journals`)).body.journals).toEqual([]);
@@ -185,14 +186,14 @@ for (const backend of backends) {
         expect(shared.body.permission_level).toBe("view");
         expect((await playerB.api.get(`/v1/journals?campaign_id=${campaign.id}&size=100`)).body.data.some((e: any) => e.id === id)).toBe(true);
         expect((await playerB.api.get(`/v1/campaigns/${campaign.id}/search?q=Raven&types=journals`)).body.journals[0].id).toBe(id);
-        expect((await owner.api.get(`/v1/journals/${id}`)).status).toBe(404);
+        expectRefused(await owner.api.get(`/v1/journals/${id}`), 404, "Journal entry not found");
 
         const viewOnly = await playerB.api.put("/v1/journals", { id, title: "B was here" });
-        expect(viewOnly.status).toBe(403);
+        expectRefused(viewOnly, 403, "This needs edit permission on the journal entry; you have view");
         await playerA.api.put("/v1/journals", { id, permissions: { add: [{ user_id: playerB.id, level: "edit" }] } });
         expect((await playerB.api.put("/v1/journals", { id, title: "B was here" })).status).toBe(200);
-        expect((await playerB.api.put("/v1/journals", { id, permissions: { add: [{ user_id: owner.id, level: "view" }] } })).status).toBe(403);
-        expect((await playerB.api.delete(`/v1/journals?id=${id}`)).status).toBe(403);
+        expectRefused(await playerB.api.put("/v1/journals", { id, permissions: { add: [{ user_id: owner.id, level: "view" }] } }), 403, "This needs manage permission on the journal entry; you have edit");
+        expectRefused(await playerB.api.delete(`/v1/journals?id=${id}`), 403, "This needs manage permission on the journal entry; you have edit");
 
         const removeOwner = await playerA.api.put("/v1/journals", { id, permissions: { remove: [{ user_id: playerA.id }] } });
         expect(removeOwner.status).toBe(400);
@@ -202,12 +203,12 @@ for (const backend of backends) {
         expect((await playerA.api.put("/v1/journals", { id, author_id: playerB.id })).status).toBe(200);
         expect((await playerB.api.get(`/v1/journals/${id}`)).body).toMatchObject({ author_id: playerB.id, permission_level: "manage" });
         expect((await playerA.api.get(`/v1/journals/${id}`)).body.permission_level).toBe("edit");
-        expect((await playerB.api.put("/v1/journals", { id, permissions: { remove: [{ user_id: playerB.id }] } })).status).toBe(400);
-        expect((await playerA.api.put("/v1/journals", { id, author_id: playerA.id })).status).toBe(403);
-        expect((await playerB.api.put("/v1/journals", { id, author_id: "not-a-member" })).status).toBe(400);
+        expectRefused(await playerB.api.put("/v1/journals", { id, permissions: { remove: [{ user_id: playerB.id }] } }), 400, "Cannot remove the current owner from this journal entry.");
+        expectRefused(await playerA.api.put("/v1/journals", { id, author_id: playerA.id }), 403, "This needs manage permission on the journal entry; you have edit");
+        expectRefused(await playerB.api.put("/v1/journals", { id, author_id: "not-a-member" }), 400, "The new author must be a member of this campaign");
 
         expect((await playerB.api.delete(`/v1/journals?id=${id}`)).body).toEqual({ success: true });
-        expect((await playerB.api.get(`/v1/journals/${id}`)).status).toBe(404);
+        expectRefused(await playerB.api.get(`/v1/journals/${id}`), 404, "Journal entry not found");
       });
 
       test("public entries are visible to every member; list omits content; cards", async () => {
@@ -240,7 +241,7 @@ for (const backend of backends) {
         expect(archived.published_at).toBe(detail.published_at);
         await playerA.api.put("/v1/journals", { id, status: "published", published_at: "2026-02-01T00:00:00Z" });
         expect((await playerA.api.get(`/v1/journals/${id}`)).body.published_at).toBe("2026-02-01T00:00:00.000Z");
-        expect((await playerA.api.put("/v1/journals", { id, status: "deleted" })).status).toBe(422);
+        expectRefused(await playerA.api.put("/v1/journals", { id, status: "deleted" }), 422, ["body", "status"]);
       });
 
       test("token limits at the documented sizes, with nothing saved when hit", async () => {
@@ -265,18 +266,18 @@ for (const backend of backends) {
         expect((await owner.api.get(`/v1/journals?campaign_id=${own.id}&size=100`)).body.total).toBe(20);
         // An edit that would cross the limit is refused and leaves the entry as it was.
         const first = listed.data.find((e: any) => e.title === "Exactly at the entry limit");
-        expect((await owner.api.put("/v1/journals", { id: first.id, content: "f".repeat(200_004) })).status).toBe(400);
+        expectRefused(await owner.api.put("/v1/journals", { id: first.id, content: "f".repeat(200_004) }), 400, "Journal entry exceeds the limit of 50,000 tokens (50,001 tokens)");
         expect((await owner.api.get(`/v1/journals/${first.id}`)).body.token_count).toBe(50_000);
       });
 
       test("validation: world_id and title required, folder must be in the campaign", async () => {
-        expect((await owner.api.post("/v1/journals", { title: "x" })).status).toBe(422);
-        expect((await owner.api.post("/v1/journals", { world_id: campaign.id })).status).toBe(422);
+        expectRefused(await owner.api.post("/v1/journals", { title: "x" }), 422, ["body", "world_id"]);
+        expectRefused(await owner.api.post("/v1/journals", { world_id: campaign.id }), 422, ["body", "title"]);
         const missingFolder = await owner.api.post("/v1/journals", { world_id: campaign.id, title: "x", folder_id: "nope" });
-        expect(missingFolder.status).toBe(404);
-        expect((await owner.api.put("/v1/journals", { title: "x" })).status).toBe(422);
-        expect((await owner.api.put("/v1/journals", { id: "missing", title: "x" })).status).toBe(404);
-        expect((await owner.api.delete(`/v1/journals`)).status).toBe(422);
+        expectRefused(missingFolder, 404, "Journal folder not found");
+        expectRefused(await owner.api.put("/v1/journals", { title: "x" }), 422, ["body", "id"]);
+        expectRefused(await owner.api.put("/v1/journals", { id: "missing", title: "x" }), 404, "Journal entry not found");
+        expectRefused(await owner.api.delete(`/v1/journals`), 422, ["query", "id"]);
       });
     });
 
@@ -303,7 +304,7 @@ for (const backend of backends) {
         const invalid = await owner.api.post("/v1/journal-folders", { world_id: campaign.id, name: "Y", path: "Y", parent_id: foreign });
         expect(invalid.status).toBe(400);
         expect(invalid.body.detail).toBe("Invalid parent folder");
-        expect((await owner.api.post("/v1/journal-folders", { world_id: campaign.id, name: "Z", path: "///" })).status).toBe(400);
+        expectRefused(await owner.api.post("/v1/journal-folders", { world_id: campaign.id, name: "Z", path: "///" }), 400, "Folder path cannot be empty");
 
         const list = (await owner.api.get(`/v1/journal-folders?campaign_id=${campaign.id}`)).body;
         expect(Object.keys(list)).toEqual(["data"]);
@@ -322,12 +323,12 @@ for (const backend of backends) {
         expect((await owner.api.delete(`/v1/journal-folders?id=${middle}`)).body).toEqual({ success: true });
         expect((await owner.api.get(`/v1/journals/${filed}`)).body.folder_id).toBeNull();
         expect((await owner.api.get(`/v1/journal-folders/${bottom}`)).body.parent_id).toBe(top);
-        expect((await owner.api.get(`/v1/journal-folders/${middle}`)).status).toBe(404);
+        expectRefused(await owner.api.get(`/v1/journal-folders/${middle}`), 404, "Journal folder not found");
       });
 
       test("strangers see no folders", async () => {
         const outsider = await newUser(server.url, server.adminKey, "Outsider");
-        expect((await outsider.api.get(`/v1/journal-folders?campaign_id=${campaign.id}`)).status).toBe(403);
+        expectRefused(await outsider.api.get(`/v1/journal-folders?campaign_id=${campaign.id}`), 403, "Access denied to this campaign");
       });
     });
   });

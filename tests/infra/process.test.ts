@@ -49,11 +49,20 @@ describe("start-up", () => {
     const adminKey = randomAdminKey();
     const first = await startServer({ CMS_ADMIN_KEY: adminKey }, { keepDataDir: dataDir });
     const user = await client(first.url, adminKey).post("/internal/v1/users", { name: "Persistent", email: "p@example.test" });
+    const key = await client(first.url, adminKey).post(`/internal/v1/users/${user.body.id}/keys`, {});
+    const created = await client(first.url, key.body.key).post("/v1/campaigns", { title: "Kept on disk", system: "D&D 5e" });
+    expect(created.status).toBe(201);
     await first.stop();
     const second = await startServer({ CMS_ADMIN_KEY: adminKey }, { keepDataDir: dataDir });
     try {
-      const key = await client(second.url, adminKey).post(`/internal/v1/users/${user.body.id}/keys`, {});
-      expect(key.status).toBe(201);
+      // Read back what the first process wrote: the user, their key, their campaign.
+      const api = client(second.url, key.body.key);
+      const me = await api.get("/v1/users/me");
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ id: user.body.id, name: "Persistent", email: "p@example.test" });
+      const campaign = await api.get(`/v1/campaigns/${created.body.id}`);
+      expect(campaign.status).toBe(200);
+      expect(campaign.body).toMatchObject({ id: created.body.id, title: "Kept on disk", system: "D&D 5e", created_at: created.body.created_at });
     } finally {
       await second.stop();
     }
