@@ -254,12 +254,15 @@ const nonNullBranch = (error: ValueError): TSchema | null => {
 const issuesOf = (part: InputPart, schema: TObject, value: unknown): FieldIssue[] => {
   const seen = new Set<string>();
   const issues: FieldIssue[] = [];
-  for (let error of Value.Errors(schema, value)) {
+  const errors = [...Value.Errors(schema, value)];
+  const missing = new Set(errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path));
+  const unions = new Set(errors.filter((e) => e.type === ValueErrorType.Union).map((e) => e.path));
+  for (let error of errors) {
     if (seen.has(error.path)) continue;
+    // A missing field is "missing", whatever its type (an enum's union error would say less).
+    if (missing.has(error.path) && error.type !== ValueErrorType.ObjectRequiredProperty) continue;
     // A union reports each branch's mismatch first; the union-level error says it better.
-    if (error.type !== ValueErrorType.Union && [...Value.Errors(schema, value)].some((e) => e.path === error.path && e.type === ValueErrorType.Union)) {
-      continue;
-    }
+    if (error.type !== ValueErrorType.Union && error.type !== ValueErrorType.ObjectRequiredProperty && unions.has(error.path)) continue;
     seen.add(error.path);
     const nullableBranch = nonNullBranch(error);
     if (nullableBranch) {
