@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { characterSearchText, entitySearchText } from "../domain/compendium.ts";
+import { characterSearchText } from "../domain/characters.ts";
+import { entitySearchText } from "../domain/entities.ts";
 import { uuidV7 } from "../adapters/system/system.ts";
 
 const ROOT = join(import.meta.dir, "..");

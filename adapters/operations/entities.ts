@@ -1,7 +1,8 @@
 // Factions, locations, items and the entities picker: wire schemas and operations.
 import { Type, type TSchema } from "@sinclair/typebox";
 import * as entities from "../../application/entities.ts";
-import type { EntityKind, LinkToType } from "../../domain/compendium.ts";
+import type { EntityKind } from "../../domain/entities.ts";
+import type { LinkToType } from "../../domain/links.ts";
 import { defineOperations, type Operation } from "./operation.ts";
 import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";

@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import * as links from "../../application/links.ts";
 import { getTask, requestMaintenance, type MaintenanceRequest as MaintenanceInput } from "../../application/maintenance.ts";
-import type { LinkToType as LinkTarget } from "../../domain/compendium.ts";
+import type { LinkToType as LinkTarget } from "../../domain/links.ts";
 import { invalidField } from "../../domain/errors.ts";
 import { defineOperations, type Operation } from "./operation.ts";
 import { CampaignIdPath, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { createSession, deleteSession, type SessionDraft } from "../../application/sessions.ts";
 import * as story from "../../application/story.ts";
 import { ok } from "../../domain/errors.ts";
-import type { Handout as HandoutDraft } from "../../domain/story.ts";
+import type { Handout as HandoutDraft } from "../../domain/sessions.ts";
 import { BODY_LIMITS, defineOperations, RawResponse } from "./operation.ts";
 import { Beat } from "./beats.ts";
 import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks } from "./common.ts";

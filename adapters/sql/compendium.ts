@@ -1,14 +1,16 @@
 // Record ports for the compendium, links, search and tasks on SQL.
-import { characterSearchText, entitySearchText, type Character, type CharacterType, type Entity, type EntityKind, type Link, type LinkFromType, type LinkToType } from "../../domain/compendium.ts";
+import { characterSearchText, type Character, type CharacterType } from "../../domain/characters.ts";
+import { entitySearchText, type Entity, type EntityKind } from "../../domain/entities.ts";
+import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
 import { queryWords, searchSnippet } from "../../domain/snippets.ts";
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import type {
-  ReadOptions,
   CharacterRepository,
   EntityRepository,
   LinkRepository,
   Listing,
   LookupRepository,
+  ReadOptions,
   RecordRef,
   SearchHit,
   SearchIndex,

@@ -1,8 +1,8 @@
 // Record ports for sessions, quests, journal entries and folders on SQL.
-import type { JournalStatus, PermissionLevel } from "../../domain/journals.ts";
-import type { QuestCategory, QuestStatus } from "../../domain/quests.ts";
+import type { JournalEntry, JournalFolder, JournalStatus, PermissionLevel } from "../../domain/journals.ts";
+import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { Session, SessionRef, SessionType } from "../../domain/sessions.ts";
-import type { FolderRepository, JournalEntry, JournalFolder, JournalRepository, Quest, QuestRepository, SessionRepository } from "../../ports/records.ts";
+import type { FolderRepository, JournalRepository, QuestRepository, SessionRepository } from "../../ports/records.ts";
 import { iso, isoOrNull, isUniqueViolation, json, jsonArray, jsonOrNull, likePattern, lockClause, paged, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 

@@ -1,18 +1,14 @@
 // The record ports on SQL: one query set for PGlite and PostgreSQL.
-import type { Campaign, CampaignChanges, CharacterArcSettings } from "../../domain/campaign.ts";
-import { emptyCounts, STAT_KINDS } from "../../domain/campaign.ts";
-import type { User, UserRole } from "../../domain/identity.ts";
+import { emptyCounts, STAT_KINDS, type Campaign, type CampaignChanges, type CharacterArcSettings, type FieldDefinition, type Membership } from "../../domain/campaign.ts";
+import type { ApiKeyRecord, User, UserRole } from "../../domain/identity.ts";
+import type { Speaker } from "../../domain/speakers.ts";
 import type {
-  ApiKeyRecord,
   ApiKeyRepository,
   CampaignRepository,
   CampaignSettingsRepository,
-  FieldDefinition,
   MemberRepository,
-  Membership,
   RecordStore,
   Repositories,
-  Speaker,
   SpeakerRepository,
   UserRepository,
 } from "../../ports/records.ts";

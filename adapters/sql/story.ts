@@ -1,16 +1,10 @@
 // Record ports for transcripts, artifacts, beats, moments and recap cards on SQL.
-import type { Beat, BeatType, Handout, Moment } from "../../domain/story.ts";
+import type { Beat, BeatType } from "../../domain/beats.ts";
+import type { Moment } from "../../domain/moments.ts";
+import type { Handout, SessionArtifact } from "../../domain/sessions.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
-import type {
-  ArtifactRepository,
-  BeatRepository,
-  HeroAward,
-  MomentRepository,
-  RecapEntry,
-  RecapRepository,
-  SessionArtifact,
-  TranscriptRepository,
-} from "../../ports/records.ts";
+import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
+import type { ArtifactRepository, BeatRepository, MomentRepository, RecapRepository, TranscriptRepository } from "../../ports/records.ts";
 import { iso, isoOrNull, json, jsonArray, jsonOrNull, likePattern, lockClause, paged as pagedSelect, str, strOrNull } from "./compendium.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 
