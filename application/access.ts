@@ -3,8 +3,8 @@ import { accessLevelOf, deniedDetail, grants, type AccessLevel } from "../domain
 import type { Campaign } from "../domain/campaign.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
-import { journalPermission, type PermissionLevel } from "../domain/journals.ts";
-import type { JournalEntry, Repositories } from "../ports/records.ts";
+import { journalPermission, type JournalEntry, type PermissionLevel } from "../domain/journals.ts";
+import type { Repositories } from "../ports/records.ts";
 import type { AuthenticatedCaller } from "./auth.ts";
 import type { Deps } from "./deps.ts";
 

@@ -1,9 +1,10 @@
 // Beats: the hierarchical outline of a campaign's story.
-import { wouldCreateCycle } from "../domain/compendium.ts";
+import { nest, wouldCreateCycle, type HierarchyNode } from "../domain/hierarchy.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import { mayHaveParent, mergeMetadata, nest, type Beat, type BeatType, type HierarchyNode } from "../domain/story.ts";
+import { mayHaveParent, type Beat, type BeatType } from "../domain/beats.ts";
+import { mergeMetadata } from "../domain/metadata.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";

@@ -1,11 +1,12 @@
 // Characters: PCs, NPCs and others, with aliases, a linked speaker (the player) and two wikilink texts.
 import { mergeAliases, normalizeAlias } from "../domain/aliases.ts";
-import { nameClashesWithSpeaker, type Character, type CharacterType } from "../domain/compendium.ts";
+import { nameClashesWithSpeaker, type Character, type CharacterType } from "../domain/characters.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
-import type { Repositories, Speaker } from "../ports/records.ts";
+import type { Speaker } from "../domain/speakers.ts";
+import type { Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";

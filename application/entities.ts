@@ -1,6 +1,7 @@
 // Factions, locations and items: one shape, one set of use cases, parameterized by kind.
 import { dedupeAliases, normalizeAlias } from "../domain/aliases.ts";
-import { ENTITY_LINK_TYPE, wouldCreateCycle, type Entity, type EntityKind } from "../domain/compendium.ts";
+import { ENTITY_LINK_TYPE, type Entity, type EntityKind } from "../domain/entities.ts";
+import { wouldCreateCycle } from "../domain/hierarchy.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { pageCount, toPage, type Page, type PageRequest } from "../domain/pagination.ts";

@@ -1,16 +1,7 @@
 // Users, keys and memberships: the first-party (product_write) surface, plus /v1/users/me.
 import { MEMBER_ROLES, primaryRole, type MemberRole } from "../domain/access.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
-import {
-  isPlausibleEmail,
-  keyPrefixOf,
-  normalizeEmail,
-  SCOPES,
-  type ApiProfile,
-  type Caller,
-  type User,
-} from "../domain/identity.ts";
-import type { ApiKeyRecord } from "../ports/records.ts";
+import { isPlausibleEmail, keyPrefixOf, normalizeEmail, SCOPES, type ApiKeyRecord, type ApiProfile, type Caller, type User } from "../domain/identity.ts";
 import { campaignNotFound, requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 

@@ -9,14 +9,17 @@ import {
   normalizeFolderPath,
   REQUEST_CHARACTER_LIMIT,
   statusTimestamps,
+  type JournalEntry,
+  type JournalFolder,
+  type JournalShare,
   type JournalStatus,
   type PermissionLevel,
 } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { chunkText, lexicalToPlainText } from "../domain/richtext.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
-import { wouldCreateCycle } from "../domain/compendium.ts";
-import type { JournalEntry, JournalFolder, JournalShare, Repositories } from "../ports/records.ts";
+import { wouldCreateCycle } from "../domain/hierarchy.ts";
+import type { Repositories } from "../ports/records.ts";
 import { campaignAccess, journalEntryPermission } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";

@@ -1,6 +1,6 @@
 // Links between records, and the wikilink sync that keeps them in step with text.
 import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
-import { linkAlias, linkAliasKey, RESOLUTION_ORDER, type Link, type LinkFromType, type LinkToType } from "../domain/compendium.ts";
+import { linkAlias, linkAliasKey, RESOLUTION_ORDER, type Link, type LinkFromType, type LinkToType } from "../domain/links.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { atLeast } from "../domain/journals.ts";

@@ -1,6 +1,6 @@
 // Link maintenance: bulk edits of a campaign's wikilinks, run as durable background tasks.
 import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
-import { RESOLUTION_ORDER, type Link, type LinkToType } from "../domain/compendium.ts";
+import { RESOLUTION_ORDER, type Link, type LinkToType } from "../domain/links.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { atLeast } from "../domain/journals.ts";

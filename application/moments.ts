@@ -2,7 +2,8 @@
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import { mergeMetadata, normalizeCategories, type Moment } from "../domain/story.ts";
+import { mergeMetadata } from "../domain/metadata.ts";
+import { normalizeCategories, type Moment } from "../domain/moments.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";

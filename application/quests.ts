@@ -10,13 +10,14 @@ import {
   RELATED_ARRAYS,
   relatedLabels,
   type ProgressEntry,
+  type Quest,
   type QuestEntityType,
   type QuestPatch,
   type QuestState,
   type RelatedRef,
 } from "../domain/quests.ts";
 import type { SessionRef } from "../domain/sessions.ts";
-import type { Quest, QuestFilters, Repositories } from "../ports/records.ts";
+import type { QuestFilters, Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 

@@ -2,7 +2,8 @@
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import type { HeroAward, RecapEntry, RecapFilters, Repositories } from "../ports/records.ts";
+import type { HeroAward, RecapEntry } from "../domain/recaps.ts";
+import type { RecapFilters, Repositories } from "../ports/records.ts";
 import { campaignAccess, recordAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 

@@ -1,7 +1,7 @@
 import { normalizeAlias } from "../domain/aliases.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
-import type { Speaker } from "../ports/records.ts";
+import type { Speaker } from "../domain/speakers.ts";
 import { campaignNotFound, requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 

@@ -9,7 +9,8 @@
 // (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is
 // stopped at the end, even on error. Results: a table on stdout and bench/results/search.json.
 import postgres from "postgres";
-import { characterSearchText, entitySearchText } from "../domain/compendium.ts";
+import { characterSearchText } from "../domain/characters.ts";
+import { entitySearchText } from "../domain/entities.ts";
 import { uuidV7 } from "../adapters/system/system.ts";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";

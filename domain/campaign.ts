@@ -133,3 +133,16 @@ export const DEFAULT_FIELD_DEFINITIONS: readonly FieldDefinitionDraft[] = [
 
 /** Titles are trimmed; an all-blank title is no title. */
 export const normalizeTitle = (title: string): string => title.trim();
+
+export interface Membership {
+  campaign_id: string;
+  user_id: string;
+  roles: string[];
+  created_at: string;
+}
+
+export interface FieldDefinition extends FieldDefinitionDraft {
+  id: string;
+  campaign_id: string;
+  created_at: string;
+}

@@ -33,3 +33,12 @@ export const looksLikeApiKey = (candidate: string): boolean =>
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 export const isPlausibleEmail = (email: string): boolean => /^[^\s@]+@[^\s@]+$/.test(email.trim());
+
+export interface ApiKeyRecord {
+  id: string;
+  user_id: string;
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}

@@ -67,3 +67,50 @@ export function statusTimestamps(
   if (given.archived_at === undefined && entering("archived", current.archived_at)) next.archived_at = now;
   return next;
 }
+
+export interface JournalEntry {
+  id: string;
+  campaign_id: string;
+  title: string;
+  summary: string | null;
+  content: string;
+  content_rich: unknown;
+  content_metadata: unknown;
+  tags: string[];
+  token_count: number;
+  cover_image: string | null;
+  is_pinned: boolean;
+  is_public: boolean;
+  status: JournalStatus;
+  published_at: string | null;
+  archived_at: string | null;
+  folder_id: string | null;
+  author_id: string;
+  last_edited_by_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface JournalShare {
+  user_id: string;
+  level: PermissionLevel;
+}
+
+export interface JournalChunk {
+  position: number;
+  text: string;
+  token_count: number;
+}
+
+export interface JournalFolder {
+  id: string;
+  campaign_id: string;
+  parent_id: string | null;
+  name: string;
+  path: string;
+  description: string | null;
+  position: number;
+  metadata: unknown;
+  created_at: string;
+  updated_at: string | null;
+}

@@ -175,3 +175,11 @@ export const emptyQuest = (name: string): QuestState => ({
   progress_log_entries: [],
   related_entity_refs: [],
 });
+
+export interface Quest extends QuestState {
+  id: string;
+  campaign_id: string;
+  order_index: number;
+  created_at: string;
+  updated_at: string | null;
+}

@@ -1,4 +1,4 @@
-// Sessions: play events in time.
+// Sessions: play events in time, and the handouts written about them.
 
 export const SESSION_TYPES = ["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const;
 export type SessionType = (typeof SESSION_TYPES)[number];
@@ -25,4 +25,28 @@ export interface SessionRef {
   number: number;
   title: string;
   session_date: string;
+}
+
+export interface Handout {
+  summary: string;
+  sessionOutline: string | { title: string }[];
+  encounters: { title: string; bullets: string[] }[];
+  characterSpotlight: { name: string; description: string; bullets: string[] }[];
+  otherEntitySpotlight: { name: string; description: string }[];
+  items: { name: string; description: string }[];
+  valuableInformation: { info: string }[];
+  partyStatusAndNextSteps: { partyStatus: { summary: string; bullets: string[] }; nextSteps: { summary: string } };
+  moments: { label: string; content: string }[];
+}
+
+export interface SessionArtifact<T> {
+  id: string;
+  session_id: string;
+  campaign_id: string;
+  body: T;
+  source: string;
+  pdf_saved_at: string | null;
+  pdf_page_count: number | null;
+  created_at: string;
+  updated_at: string | null;
 }

@@ -307,3 +307,23 @@ export function sniffFormat(contentType: string | null, head: string): Transcrip
 
 /** Every speaker label of an utterance (a shared CRD3 turn names several). */
 export const speakersOf = (label: string): string[] => label.split(", ").filter(Boolean);
+
+export interface TranscriptRecord {
+  session_id: string;
+  campaign_id: string;
+  version: number;
+  source_type: string;
+  speakers: string[];
+  utterance_count: number;
+  char_count: number;
+  tokens: number;
+  created_at: string;
+}
+
+export interface StoredUtterance {
+  position: number;
+  speaker_label: string;
+  text: string;
+  start_s: number;
+  end_s: number;
+}

@@ -3,8 +3,8 @@
 import { parseArgs } from "node:util";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import { invoke, type Operation } from "../adapters/operations/operation.ts";
-import { STATUS_OF, bodyOf } from "../adapters/http/failures.ts";
-import { textPieces } from "../adapters/http/app.ts";
+import { STATUS_OF, bodyOf } from "../adapters/shared/failures.ts";
+import { textPieces } from "../adapters/shared/text-stream.ts";
 import type { Caller } from "../domain/identity.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildDeps, loggerFor, openDatabase } from "./container.ts";

@@ -1,8 +1,10 @@
 // What the application needs to write and draw: a handout writer (a language model, or an offline
 // extractive one) and a renderer for recap cards.
-import type { Handout, Moment } from "../domain/story.ts";
-import type { Beat } from "../domain/story.ts";
-import type { HeroAward, StoredUtterance } from "./records.ts";
+import type { Moment } from "../domain/moments.ts";
+import type { Handout } from "../domain/sessions.ts";
+import type { Beat } from "../domain/beats.ts";
+import type { HeroAward } from "../domain/recaps.ts";
+import type { StoredUtterance } from "../domain/transcripts.ts";
 
 export interface HandoutMaterial {
   session: { title: string; summary: string | null; session_date: string };

@@ -2,7 +2,7 @@
 // most central lines rather than inventing any, and says so in its summary.
 import { aliasKey } from "../../domain/aliases.ts";
 import { stripWikilinks } from "../../domain/wikilinks.ts";
-import type { Handout } from "../../domain/story.ts";
+import type { Handout } from "../../domain/sessions.ts";
 import type { HandoutMaterial, HandoutWriter } from "../../ports/media.ts";
 
 const STOP = new Set(

@@ -7,7 +7,8 @@ import type { Caller } from "../../domain/identity.ts";
 import { invoke, RawResponse, routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
-import { bodyOf, STATUS_OF } from "./failures.ts";
+import { presentedKey } from "../shared/credentials.ts";
+import { bodyOf, STATUS_OF } from "../shared/failures.ts";
 import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
 import { DOCS_ASSETS, docsPage, openApiDocument } from "./openapi.ts";
 
@@ -32,29 +33,6 @@ export const failureResponse = (failure: Failure, headers: Record<string, string
   const extra = failure.failure === "unauthorized" ? { "www-authenticate": "Bearer", ...headers } : headers;
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
-
-/** `x-api-key`, or `Authorization: Bearer <key>`. */
-export const presentedKey = (headers: Headers): string | null => {
-  const direct = headers.get("x-api-key");
-  if (direct) return direct.trim();
-  const authorization = headers.get("authorization");
-  const match = authorization?.match(/^Bearer\s+(.+)$/i);
-  return match ? match[1]!.trim() : null;
-};
-
-/** A request body as text, piece by piece, as it arrives. */
-export async function* textPieces(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const text = decoder.decode(value, { stream: true });
-    if (text) yield text;
-  }
-  const rest = decoder.decode();
-  if (rest) yield rest;
-}
 
 /**
  * The campaign a request names, if any: read with the key in one round trip. Only a plausible id

@@ -1,7 +1,7 @@
 // Hero-award cards: an SVG template drawn to PNG with sharp.
 import sharp from "sharp";
 import type { CardRenderer } from "../../ports/media.ts";
-import type { HeroAward } from "../../ports/records.ts";
+import type { HeroAward } from "../../domain/recaps.ts";
 
 const WIDTH = 1080;
 const SQUARE = 1080;

@@ -4,10 +4,12 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
-import { failureResponse, presentedKey } from "../http/app.ts";
+// MCP rides on HTTP: a refused key or body is answered as an HTTP response.
+import { failureResponse } from "../http/app.ts";
 import { BodyRejected, boundedRequest } from "../http/body.ts";
-import { bodyOf, STATUS_OF } from "../http/failures.ts";
-import { selfContainedSchema } from "../http/openapi.ts";
+import { presentedKey } from "../shared/credentials.ts";
+import { bodyOf, STATUS_OF } from "../shared/failures.ts";
+import { selfContainedSchema } from "../shared/json-schema.ts";
 import { BODY_LIMITS, flatInputSchema, invoke, RawResponse, splitFlatInput, type Operation, type ServiceInfo } from "../operations/operation.ts";
 
 export const MCP_INSTRUCTIONS = `Campaign Memory Service: the memory of tabletop role-playing campaigns (campaigns, characters, sessions, beats, key moments, quests, factions, locations, items, journals).

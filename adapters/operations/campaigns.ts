@@ -1,7 +1,91 @@
-import { Type } from "@sinclair/typebox";
+// Campaigns, their stats and members: wire schemas and operations.
+import { Type, type Static } from "@sinclair/typebox";
 import * as campaigns from "../../application/campaigns.ts";
+import * as identity from "../../application/identity.ts";
+import { MEMBER_ROLES } from "../../domain/access.ts";
 import { defineOperations } from "./operation.ts";
-import * as S from "./schemas.ts";
+import { CampaignIdPath, FIRST_PARTY, Id, ImageUrl, Nullable, PageOf, PageQuery, Timestamp, WithLinksQuery } from "./common.ts";
+
+export const Campaign = Type.Object(
+  {
+    id: Id(),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    system: Nullable(Type.String({ description: "Game system label" })),
+    summary: Nullable(Type.String()),
+    language: Type.String(),
+    image: Nullable(Type.String()),
+    public: Type.Boolean({ description: "Read-only" }),
+    mature: Type.Boolean(),
+    owner_id: Id(),
+    archived: Type.Boolean({ description: "Archived campaigns stay readable and writable; lists can filter on it" }),
+    archived_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Campaign" },
+);
+
+const campaignFields = {
+  description: Nullable(Type.String({ maxLength: 20_000 })),
+  system: Nullable(Type.String({ maxLength: 200, description: "Game system label, e.g. D&D 5e" })),
+  summary: Nullable(Type.String({ maxLength: 50_000 })),
+  language: Type.String({ minLength: 2, maxLength: 35, description: "BCP 47 language tag, default en" }),
+  image: Nullable(ImageUrl),
+  mature: Type.Boolean(),
+};
+
+export const CampaignCreate = Type.Object(
+  { title: Type.String({ minLength: 1, maxLength: 200 }), ...Type.Partial(Type.Object(campaignFields)).properties },
+  { title: "CampaignCreate" },
+);
+
+export type CampaignCreateBody = Static<typeof CampaignCreate>;
+
+export const CampaignUpdate = Type.Partial(
+  Type.Object({
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    ...campaignFields,
+    archived: Type.Boolean({ description: "true archives the campaign now (an archived one keeps its archived_at); false unarchives it" }),
+    archived_at: Nullable({ ...Timestamp, description: "Archive at this time; null unarchives. Must agree with archived when both are sent" }),
+  }),
+  { title: "CampaignUpdate" },
+);
+
+export const CampaignListQuery = Type.Object({
+  ...PageQuery,
+  search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of title or description" })),
+  owner_id: Type.Optional(Id("Only campaigns owned by this user")),
+  public_only: Type.Optional(Type.Boolean({ default: false, description: "List public campaigns instead of your own" })),
+  archived: Type.Optional(Type.Boolean({ description: "true: only archived campaigns; false: only active ones; absent: both" })),
+});
+
+const count = Type.Integer({ minimum: 0 });
+export const CampaignStats = Type.Object(
+  {
+    campaign_id: Id(),
+    title: Type.String(),
+    public: Type.Boolean(),
+    created_at: Timestamp,
+    characters: count,
+    sessions: count,
+    moments: count,
+    beats: count,
+    factions: count,
+    locations: count,
+    items: count,
+  },
+  { title: "CampaignStats" },
+);
+
+export const MemberRole = Type.Union(MEMBER_ROLES.map((role) => Type.Literal(role)));
+
+export const MemberCreate = Type.Object({ user_id: Id(), role: MemberRole });
+
+export const Member = Type.Object(
+  { campaign_id: Id(), user_id: Id(), role: MemberRole, roles: Type.Array(Type.String()), created_at: Timestamp },
+  { title: "Member" },
+);
 
 const CAMPAIGN_DOC =
   "A campaign is the top-level container: characters, sessions, story beats, quests, journals and everything else belong to exactly one. The legacy `/v1/worlds` routes and the field name `world_id` mean the same thing.";
@@ -16,8 +100,8 @@ export const campaignOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/campaigns", status: 200, aliases: ["/v1/worlds"] },
     mcp: { name: "list_campaigns", title: "List campaigns", readOnly: true },
-    input: { query: Type.Composite([S.CampaignListQuery, S.WithLinksQuery]) },
-    output: S.PageOf(S.Campaign, "CampaignPage"),
+    input: { query: Type.Composite([CampaignListQuery, WithLinksQuery]) },
+    output: PageOf(Campaign, "CampaignPage"),
     run: ({ deps, caller }, { query }) =>
       campaigns.listCampaigns(deps, caller, {
         page: query.page,
@@ -38,9 +122,9 @@ export const campaignOperations = defineOperations([
     auth: "user",
     http: { method: "POST", path: "/v1/campaigns", status: 201, aliases: ["/v1/worlds"] },
     mcp: { name: "create_campaign", title: "Create a campaign", readOnly: false, destructive: false, idempotent: false },
-    input: { body: S.CampaignCreate },
-    output: S.Campaign,
-    run: ({ deps, caller }, { body }) => campaigns.createCampaign(deps, caller, body as S.CampaignCreateBody),
+    input: { body: CampaignCreate },
+    output: Campaign,
+    run: ({ deps, caller }, { body }) => campaigns.createCampaign(deps, caller, body as CampaignCreateBody),
   },
   {
     id: "getCampaign",
@@ -51,8 +135,8 @@ export const campaignOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "get_campaign", title: "Get a campaign", readOnly: true },
-    input: { path: S.CampaignIdPath, query: S.WithLinksQuery },
-    output: S.Campaign,
+    input: { path: CampaignIdPath, query: WithLinksQuery },
+    output: Campaign,
     run: ({ deps, caller }, { path, query }) => campaigns.getCampaign(deps, caller, path.campaign_id, query.with_links ?? false),
   },
   {
@@ -65,8 +149,8 @@ export const campaignOperations = defineOperations([
     campaignAccess: "manage",
     http: { method: "PATCH", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "update_campaign", title: "Update a campaign", readOnly: false, destructive: false, idempotent: true },
-    input: { path: S.CampaignIdPath, body: S.CampaignUpdate },
-    output: S.Campaign,
+    input: { path: CampaignIdPath, body: CampaignUpdate },
+    output: Campaign,
     run: ({ deps, caller }, { path, body }) => campaigns.updateCampaign(deps, caller, path.campaign_id, body),
   },
   {
@@ -77,7 +161,7 @@ export const campaignOperations = defineOperations([
     auth: "user",
     campaignAccess: "owner",
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}", status: 204 },
-    input: { path: S.CampaignIdPath },
+    input: { path: CampaignIdPath },
     run: ({ deps, caller }, { path }) => campaigns.deleteCampaign(deps, caller, path.campaign_id),
   },
   {
@@ -89,8 +173,35 @@ export const campaignOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/stats", status: 200, aliases: ["/v1/worlds/{world_id}/stats"] },
     mcp: { name: "get_campaign_stats", title: "Get campaign statistics", readOnly: true },
-    input: { path: S.CampaignIdPath },
-    output: S.CampaignStats,
+    input: { path: CampaignIdPath },
+    output: CampaignStats,
     run: ({ deps, caller }, { path }) => campaigns.campaignStats(deps, caller, path.campaign_id),
+  },
+]);
+
+export const memberOperations = defineOperations([
+  {
+    id: "internalAddMember",
+    summary: "Add a campaign member",
+    description: `${FIRST_PARTY} Adds a user to a campaign with a role, or changes their role. Role owner hands the campaign over; the previous owner stays as admin.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/campaigns/{campaign_id}/members", status: 201 },
+    input: { path: CampaignIdPath, body: MemberCreate },
+    output: Member,
+    run: ({ deps, caller }, { path, body }) =>
+      identity.addMember(deps, caller, { campaign_id: path.campaign_id, user_id: body.user_id, role: body.role }),
+  },
+  {
+    id: "internalRemoveMember",
+    summary: "Remove a campaign member",
+    description: `${FIRST_PARTY} The owner cannot be removed.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "DELETE", path: "/internal/v1/campaigns/{campaign_id}/members/{user_id}", status: 204 },
+    input: { path: Type.Object({ campaign_id: Id(), user_id: Id() }) },
+    run: ({ deps, caller }, { path }) => identity.removeMember(deps, caller, path.campaign_id, path.user_id),
   },
 ]);

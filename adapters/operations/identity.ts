@@ -1,10 +1,61 @@
+// Users and API keys: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as identity from "../../application/identity.ts";
 import { ok } from "../../domain/errors.ts";
+import { SCOPES } from "../../domain/identity.ts";
 import { defineOperations } from "./operation.ts";
-import * as S from "./schemas.ts";
+import { FIRST_PARTY, Id, Nullable, Timestamp } from "./common.ts";
 
-const FIRST_PARTY = "First-party route (needs a key with the product_write scope); not part of the public interface.";
+export const UserProfile = Type.Object(
+  {
+    id: Id(),
+    name: Type.String(),
+    email: Type.String(),
+    role: Type.String({ description: "user or admin" }),
+    created_at: Timestamp,
+    scopes: Type.Array(Type.String()),
+    api_profile: Type.Union([Type.Literal("developer"), Type.Literal("agent")]),
+  },
+  { title: "UserProfile" },
+);
+
+export const User = Type.Object(
+  { id: Id(), name: Type.String(), email: Type.String(), created_at: Timestamp },
+  { title: "User" },
+);
+
+export const UserCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+});
+
+export const KeyCreate = Type.Object({
+  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 10 })),
+});
+
+export const IssuedKey = Type.Object(
+  {
+    id: Id(),
+    key: Type.String({ description: "The secret. Shown only in this response." }),
+    prefix: Type.String(),
+    user_id: Id(),
+    scopes: Type.Array(Type.String()),
+    created_at: Timestamp,
+  },
+  { title: "IssuedKey" },
+);
+
+export const KeyListing = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      id: Id(),
+      prefix: Type.String(),
+      scopes: Type.Array(Type.String()),
+      created_at: Timestamp,
+      revoked_at: Nullable(Timestamp),
+    }),
+  ),
+});
 
 export const identityOperations = defineOperations([
   {
@@ -15,7 +66,7 @@ export const identityOperations = defineOperations([
     auth: "user",
     http: { method: "GET", path: "/v1/users/me", status: 200 },
     input: {},
-    output: S.UserProfile,
+    output: UserProfile,
     run: ({ deps, caller }) => identity.currentUser(deps, caller),
   },
   {
@@ -26,8 +77,8 @@ export const identityOperations = defineOperations([
     auth: "first_party",
     internal: true,
     http: { method: "POST", path: "/internal/v1/users", status: 201 },
-    input: { body: S.UserCreate },
-    output: S.User,
+    input: { body: UserCreate },
+    output: User,
     run: async ({ deps, caller }, { body }) => {
       const created = await identity.createUser(deps, caller, { name: body.name, email: body.email });
       return created.ok ? ok({ id: created.value.id, name: created.value.name, email: created.value.email, created_at: created.value.created_at }) : created;
@@ -41,8 +92,8 @@ export const identityOperations = defineOperations([
     auth: "first_party",
     internal: true,
     http: { method: "POST", path: "/internal/v1/users/{user_id}/keys", status: 201 },
-    input: { path: Type.Object({ user_id: S.Id() }), body: S.KeyCreate },
-    output: S.IssuedKey,
+    input: { path: Type.Object({ user_id: Id() }), body: KeyCreate },
+    output: IssuedKey,
     run: ({ deps, caller }, { path, body }) => identity.issueKey(deps, caller, path.user_id, body.scopes ?? []),
   },
   {
@@ -53,8 +104,8 @@ export const identityOperations = defineOperations([
     auth: "first_party",
     internal: true,
     http: { method: "GET", path: "/internal/v1/users/{user_id}/keys", status: 200 },
-    input: { path: Type.Object({ user_id: S.Id() }) },
-    output: S.KeyListing,
+    input: { path: Type.Object({ user_id: Id() }) },
+    output: KeyListing,
     run: async ({ deps, caller }, { path }) => {
       const keys = await identity.listKeys(deps, caller, path.user_id);
       return keys.ok
@@ -70,7 +121,7 @@ export const identityOperations = defineOperations([
     auth: "first_party",
     internal: true,
     http: { method: "DELETE", path: "/internal/v1/keys/{key_id}", status: 204 },
-    input: { path: Type.Object({ key_id: S.Id() }) },
+    input: { path: Type.Object({ key_id: Id() }) },
     run: ({ deps, caller }, { path }) => identity.revokeKey(deps, caller, path.key_id),
   },
   {
@@ -81,32 +132,8 @@ export const identityOperations = defineOperations([
     auth: "first_party",
     internal: true,
     http: { method: "POST", path: "/internal/v1/keys/{key_id}/rotate", status: 201 },
-    input: { path: Type.Object({ key_id: S.Id() }) },
-    output: S.IssuedKey,
+    input: { path: Type.Object({ key_id: Id() }) },
+    output: IssuedKey,
     run: ({ deps, caller }, { path }) => identity.rotateKey(deps, caller, path.key_id),
-  },
-  {
-    id: "internalAddMember",
-    summary: "Add a campaign member",
-    description: `${FIRST_PARTY} Adds a user to a campaign with a role, or changes their role. Role owner hands the campaign over; the previous owner stays as admin.`,
-    tag: "First party",
-    auth: "first_party",
-    internal: true,
-    http: { method: "POST", path: "/internal/v1/campaigns/{campaign_id}/members", status: 201 },
-    input: { path: S.CampaignIdPath, body: S.MemberCreate },
-    output: S.Member,
-    run: ({ deps, caller }, { path, body }) =>
-      identity.addMember(deps, caller, { campaign_id: path.campaign_id, user_id: body.user_id, role: body.role }),
-  },
-  {
-    id: "internalRemoveMember",
-    summary: "Remove a campaign member",
-    description: `${FIRST_PARTY} The owner cannot be removed.`,
-    tag: "First party",
-    auth: "first_party",
-    internal: true,
-    http: { method: "DELETE", path: "/internal/v1/campaigns/{campaign_id}/members/{user_id}", status: 204 },
-    input: { path: Type.Object({ campaign_id: S.Id(), user_id: S.Id() }) },
-    run: ({ deps, caller }, { path }) => identity.removeMember(deps, caller, path.campaign_id, path.user_id),
   },
 ]);

@@ -1,10 +1,36 @@
-// The operation table: every operation of the service, declared once.
-import { campaignOperations } from "./campaigns.ts";
-import { compendiumOperations } from "./compendium.ts";
+// The operation table: every operation of the service, declared once; each kind's rows live in its own file.
+// The order is the published order (routes, OpenAPI paths and components, MCP tools).
+import { beatOperations } from "./beats.ts";
+import { campaignOperations, memberOperations } from "./campaigns.ts";
+import { characterOperations } from "./characters.ts";
+import { entityOperations } from "./entities.ts";
 import { identityOperations } from "./identity.ts";
-import { recordOperations } from "./records.ts";
-import { storyOperations } from "./story.ts";
+import { journalOperations } from "./journals.ts";
+import { linkOperations, taskOperations } from "./links.ts";
+import { momentOperations } from "./moments.ts";
 import type { Operation } from "./operation.ts";
+import { questOperations } from "./quests.ts";
+import { recapOperations } from "./recaps.ts";
+import { searchOperations } from "./search.ts";
+import { sessionOperations } from "./sessions.ts";
+import { speakerOperations } from "./speakers.ts";
 import { systemOperations } from "./system.ts";
 
-export const OPERATIONS: readonly Operation[] = [...systemOperations, ...campaignOperations, ...compendiumOperations, ...recordOperations, ...storyOperations, ...identityOperations];
+export const OPERATIONS: readonly Operation[] = [
+  ...systemOperations,
+  ...campaignOperations,
+  ...characterOperations,
+  ...entityOperations,
+  ...linkOperations,
+  ...searchOperations,
+  ...taskOperations,
+  ...speakerOperations,
+  ...questOperations,
+  ...journalOperations,
+  ...sessionOperations,
+  ...beatOperations,
+  ...momentOperations,
+  ...recapOperations,
+  ...identityOperations,
+  ...memberOperations,
+];

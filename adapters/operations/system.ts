@@ -1,6 +1,35 @@
+// System: health, service and version information.
+import { Type } from "@sinclair/typebox";
 import { fail, ok } from "../../domain/errors.ts";
 import { defineOperations } from "./operation.ts";
-import * as S from "./schemas.ts";
+import { Nullable, Timestamp } from "./common.ts";
+
+export const Health = Type.Object({
+  status: Type.String(),
+  service: Type.String(),
+  version: Type.String(),
+  environment: Type.String(),
+  port: Type.Integer(),
+  timestamp: Timestamp,
+});
+
+export const DatabaseHealth = Type.Object({
+  status: Type.String(),
+  backend: Type.String(),
+  latency_ms: Type.Number(),
+  migrations: Type.Object({ applied: Type.Integer(), latest: Nullable(Type.String()) }),
+});
+
+export const RootInfo = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  docs: Type.String(),
+  openapi: Type.String(),
+  mcp: Type.String(),
+  health: Type.String(),
+});
+
+export const VersionInfo = Type.Object({ version: Type.String(), api: Type.String(), resources: Type.Array(Type.String()) });
 
 export const RESOURCES = ["campaigns", "worlds", "users", "characters", "factions", "locations", "items", "entities", "links", "search", "tasks", "quests", "journals", "journal-folders", "sessions", "beats", "moments", "hero-awards", "quotes", "spotlights"];
 
@@ -13,7 +42,7 @@ export const systemOperations = defineOperations([
     auth: "none",
     http: { method: "GET", path: "/health", status: 200 },
     input: {},
-    output: S.Health,
+    output: Health,
     run: async ({ info }) =>
       ok({ status: "ok", service: info.name, version: info.version, environment: info.environment, port: info.port, timestamp: new Date().toISOString() }),
   },
@@ -25,7 +54,7 @@ export const systemOperations = defineOperations([
     auth: "none",
     http: { method: "GET", path: "/health/database", status: 200 },
     input: {},
-    output: S.DatabaseHealth,
+    output: DatabaseHealth,
     run: async ({ deps }) => {
       try {
         return ok({ status: "ok", ...(await deps.records.health()) });
@@ -42,7 +71,7 @@ export const systemOperations = defineOperations([
     auth: "none",
     http: { method: "GET", path: "/", status: 200 },
     input: {},
-    output: S.RootInfo,
+    output: RootInfo,
     run: async ({ info }) =>
       ok({
         name: info.name,
@@ -61,7 +90,7 @@ export const systemOperations = defineOperations([
     auth: "none",
     http: { method: "GET", path: "/v1", status: 200 },
     input: {},
-    output: S.VersionInfo,
+    output: VersionInfo,
     run: async ({ info }) => ok({ version: info.version, api: "v1", resources: RESOURCES }),
   },
 ]);

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { characterSearchText, linkAlias, nameClashesWithSpeaker, wouldCreateCycle } from "../../domain/compendium.ts";
+import { characterSearchText, nameClashesWithSpeaker } from "../../domain/characters.ts";
+import { wouldCreateCycle } from "../../domain/hierarchy.ts";
+import { linkAlias } from "../../domain/links.ts";
 
 /** A random forest of locations: each node's parent is an earlier node or none, so it has no cycles. */
 const forest = fc.integer({ min: 1, max: 30 }).chain((n) =>

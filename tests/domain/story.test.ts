@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { wouldCreateCycle } from "../../domain/compendium.ts";
-import { mayHaveParent, mergeMetadata, nest, normalizeCategories, type BeatType } from "../../domain/story.ts";
+import { nest, wouldCreateCycle } from "../../domain/hierarchy.ts";
+import { mayHaveParent, type BeatType } from "../../domain/beats.ts";
+import { mergeMetadata } from "../../domain/metadata.ts";
+import { normalizeCategories } from "../../domain/moments.ts";
 
 interface MiniBeat {
   id: string;

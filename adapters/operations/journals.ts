@@ -1,87 +1,144 @@
+// Journal entries and folders: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as journals from "../../application/journals.ts";
-import * as quests from "../../application/quests.ts";
-import { createSession, deleteSession, type SessionDraft } from "../../application/sessions.ts";
-import type { QuestPatch } from "../../domain/quests.ts";
 import { BODY_LIMITS, defineOperations } from "./operation.ts";
-import * as S from "./schemas.ts";
+import { Fields, Id, IdQuery, ImageUrl, literals, Nullable, PageOf, PageQuery, Success, SuccessId, Timestamp, WithLinks, WithLinksQuery } from "./common.ts";
 
-const QUESTS =
-  "Quests are the campaign's quest log. Status is derived from the objectives whenever objectives are sent (all completed → done, any in progress → in-progress, else any blocked → blocked, else every unfinished one failed → failed, else some completed → in-progress, else planned); otherwise a sent status applies.";
+const PermissionLevel = literals(["view", "comment", "edit", "manage"] as const);
+const JournalStatus = literals(["draft", "published", "archived"] as const);
+
+const journalListFields = {
+  id: Id(),
+  campaign_id: Id(),
+  title: Type.String(),
+  summary: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  token_count: Type.Integer(),
+  cover_image: Nullable(Type.String()),
+  is_pinned: Type.Boolean(),
+  is_public: Type.Boolean(),
+  status: JournalStatus,
+  published_at: Nullable(Timestamp),
+  archived_at: Nullable(Timestamp),
+  folder_id: Nullable(Id()),
+  author_id: Id(),
+  last_edited_by_id: Nullable(Id()),
+  created_at: Timestamp,
+  updated_at: Nullable(Timestamp),
+};
+
+export const JournalListItem = Type.Object(journalListFields, { title: "JournalEntrySummary" });
+export const JournalCard = Type.Object(
+  { id: Id(), title: Type.String(), summary: Nullable(Type.String()), updated_at: Nullable(Timestamp), folder_id: Nullable(Id()) },
+  { title: "JournalCard" },
+);
+export const JournalDetail = Type.Object(
+  {
+    ...journalListFields,
+    content: Type.String({ description: "Plain text (derived from content_rich when that is set)" }),
+    content_rich: Type.Unknown({ description: "Rich-text (Lexical) editor state" }),
+    content_metadata: Type.Unknown(),
+    permission_level: PermissionLevel,
+  },
+  { title: "JournalEntry" },
+);
+
+const journalInputFields = {
+  summary: Nullable(Type.String({ maxLength: 5000 })),
+  content: Nullable(Type.String({ description: "Plain text; ignored when content_rich is sent. May hold [[wikilinks]]." })),
+  content_rich: Type.Unknown({ description: "Lexical editor state JSON; canonical when sent" }),
+  content_metadata: Type.Unknown(),
+  tags: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+  cover_image: Nullable(ImageUrl),
+  is_pinned: Type.Boolean(),
+  is_public: Type.Boolean({ description: "Visible to everyone in the campaign" }),
+  status: JournalStatus,
+  published_at: Nullable(Timestamp),
+  archived_at: Nullable(Timestamp),
+  folder_id: Nullable(Id("A journal folder of the same campaign")),
+};
+
+export const JournalCreate = Type.Object(
+  { world_id: Id("Campaign id"), title: Type.String({ minLength: 1, maxLength: 300 }), ...Type.Partial(Type.Object(journalInputFields)).properties },
+  { title: "JournalCreate" },
+);
+
+export const JournalUpdate = Type.Object(
+  {
+    id: Id("Journal entry id"),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    ...Type.Partial(Type.Object(journalInputFields)).properties,
+    author_id: Type.Optional(Id("Hands the entry to another member of the campaign (needs manage)")),
+    permissions: Type.Optional(
+      Type.Object(
+        {
+          add: Type.Optional(Type.Array(Type.Object({ user_id: Id(), level: PermissionLevel }), { maxItems: 100 })),
+          remove: Type.Optional(Type.Array(Type.Object({ user_id: Id() }), { maxItems: 100 })),
+        },
+        { description: "Share changes (needs manage); the author cannot be removed" },
+      ),
+    ),
+  },
+  { title: "JournalUpdate" },
+);
+
+export const JournalListQuery = Type.Object({
+  campaign_id: Id("Campaign id (world id)"),
+  folder_id: Type.Optional(Id("Only entries in this folder")),
+  fields: Fields,
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+export const Folder = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    parent_id: Nullable(Id()),
+    name: Type.String(),
+    path: Type.String(),
+    description: Nullable(Type.String()),
+    position: Type.Integer(),
+    metadata: Type.Unknown(),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "JournalFolder" },
+);
+
+const folderFields = {
+  parent_id: Nullable(Id("Parent folder of the same campaign; never the folder itself or a descendant")),
+  description: Nullable(Type.String({ maxLength: 5000 })),
+  position: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  metadata: Type.Unknown(),
+};
+
+export const FolderCreate = Type.Object(
+  {
+    world_id: Id("Campaign id"),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    path: Type.String({ minLength: 1, maxLength: 1000, description: "Normalized: trimmed segments, no leading, trailing or doubled slashes; unique per campaign" }),
+    ...Type.Partial(Type.Object(folderFields)).properties,
+  },
+  { title: "JournalFolderCreate" },
+);
+
+export const FolderUpdate = Type.Object(
+  {
+    id: Id("Folder id"),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    ...Type.Partial(Type.Object(folderFields)).properties,
+  },
+  { title: "JournalFolderUpdate" },
+);
+
+export const FolderListQuery = Type.Object({ campaign_id: Id("Campaign id"), parent_id: Type.Optional(Id("Only the children of this folder")) });
+
 const JOURNALS =
   "Journal entries are permissioned notes: visible when public, authored by you, or shared with you (view < comment < edit < manage). content_rich (Lexical editor state) is canonical when sent; content is then derived from it.";
 
-const questPath = Type.Object({ quest_id: S.Id("Quest id") });
-
-export const recordOperations = defineOperations([
-  {
-    id: "listQuests",
-    summary: "List quests",
-    description: `Lists quest summaries (with objective, progress and related counts, first and last session) in quest-log order. search matches name, giver and the narrative fields. ${QUESTS}`,
-    tag: "Quests",
-    auth: "user",
-    campaignAccess: "read",
-    http: { method: "GET", path: "/v1/quests", status: 200 },
-    mcp: { name: "list_quests", title: "List quests", readOnly: true },
-    input: { query: S.QuestListQuery },
-    output: S.PageOf(S.QuestSummary, "QuestPage"),
-    run: ({ deps, caller }, { query }) =>
-      quests.listQuests(deps, caller, query.campaign_id, { search: query.search, status: query.status, quest_category: query.quest_category }, { page: query.page, size: query.size }),
-  },
-  {
-    id: "createQuest",
-    summary: "Create a quest",
-    description: `Adds a quest to the end of the log. Objectives may be strings or {text, status}; related entities come as related_entity_refs and/or per-type label arrays. ${QUESTS}`,
-    tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
-    http: { method: "POST", path: "/v1/quests", status: 201, maxBodyBytes: BODY_LIMITS.quest },
-    mcp: { name: "create_quest", title: "Create a quest", readOnly: false, destructive: false, idempotent: false },
-    input: { body: S.QuestCreate },
-    output: S.Quest,
-    run: ({ deps, caller }, { body }) => {
-      const { campaign_id, ...patch } = body;
-      return quests.createQuest(deps, caller, campaign_id, patch as QuestPatch & { quest_name: string });
-    },
-  },
-  {
-    id: "getQuest",
-    summary: "Get a quest",
-    description: `Reads one quest in full. ${QUESTS}`,
-    tag: "Quests",
-    auth: "user",
-    campaignAccess: "read",
-    http: { method: "GET", path: "/v1/quests/{quest_id}", status: 200 },
-    mcp: { name: "get_quest", title: "Get a quest", readOnly: true },
-    input: { path: questPath },
-    output: S.Quest,
-    run: ({ deps, caller }, { path }) => quests.getQuest(deps, caller, path.quest_id),
-  },
-  {
-    id: "updateQuest",
-    summary: "Update a quest",
-    description: `Patch rules: omitted fields stay; objectives replace the list and recompute the status; related_entity_refs replace the whole set; each per-type array (related_characters, …) replaces only its own bucket; progress_log replaces the progress list; status applies only when objectives are omitted. ${QUESTS}`,
-    tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
-    http: { method: "PATCH", path: "/v1/quests/{quest_id}", status: 200, maxBodyBytes: BODY_LIMITS.quest },
-    mcp: { name: "update_quest", title: "Update a quest", readOnly: false, destructive: false, idempotent: false },
-    input: { path: questPath, body: S.QuestUpdate },
-    output: S.Quest,
-    run: ({ deps, caller }, { path, body }) => quests.updateQuest(deps, caller, path.quest_id, body as QuestPatch),
-  },
-  {
-    id: "deleteQuest",
-    summary: "Delete a quest",
-    description: "Removes a quest from the log.",
-    tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
-    http: { method: "DELETE", path: "/v1/quests/{quest_id}", status: 204 },
-    mcp: { name: "delete_quest", title: "Delete a quest", readOnly: false, destructive: true, idempotent: true },
-    input: { path: questPath },
-    run: ({ deps, caller }, { path }) => quests.deleteQuest(deps, caller, path.quest_id),
-  },
+export const journalOperations = defineOperations([
   {
     id: "listJournals",
     summary: "List journal entries",
@@ -91,8 +148,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/journals", status: 200 },
     mcp: { name: "list_journals", title: "List journal entries", readOnly: true },
-    input: { query: S.JournalListQuery },
-    output: S.PageOf(Type.Union([S.JournalListItem, S.JournalCard]), "JournalPage"),
+    input: { query: JournalListQuery },
+    output: PageOf(Type.Union([JournalListItem, JournalCard]), "JournalPage"),
     run: ({ deps, caller }, { query }) =>
       journals.listJournals(deps, caller, query.campaign_id, { page: query.page, size: query.size, folder_id: query.folder_id, fields: query.fields, with_links: query.with_links }),
   },
@@ -105,8 +162,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/journals/{entry_id}", status: 200 },
     mcp: { name: "get_journal", title: "Get a journal entry", readOnly: true },
-    input: { path: Type.Object({ entry_id: S.Id("Journal entry id") }), query: S.WithLinksQuery },
-    output: S.JournalDetail,
+    input: { path: Type.Object({ entry_id: Id("Journal entry id") }), query: WithLinksQuery },
+    output: JournalDetail,
     run: ({ deps, caller }, { path, query }) => journals.getJournal(deps, caller, path.entry_id, query.with_links ?? false),
   },
   {
@@ -118,8 +175,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "POST", path: "/v1/journals", status: 201, maxBodyBytes: BODY_LIMITS.journal },
     mcp: { name: "create_journal", title: "Create a journal entry", readOnly: false, destructive: false, idempotent: false },
-    input: { body: S.JournalCreate },
-    output: S.SuccessId,
+    input: { body: JournalCreate },
+    output: SuccessId,
     run: ({ deps, caller }, { body }) => {
       const { world_id, ...fields } = body;
       return journals.createJournal(deps, caller, world_id, fields as journals.JournalFields & { title: string });
@@ -134,8 +191,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "PUT", path: "/v1/journals", status: 200, maxBodyBytes: BODY_LIMITS.journal },
     mcp: { name: "update_journal", title: "Update a journal entry", readOnly: false, destructive: false, idempotent: true },
-    input: { body: S.JournalUpdate },
-    output: S.SuccessId,
+    input: { body: JournalUpdate },
+    output: SuccessId,
     run: ({ deps, caller }, { body }) => {
       const { id, ...update } = body;
       return journals.updateJournal(deps, caller, id, update as journals.JournalUpdate);
@@ -150,8 +207,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "DELETE", path: "/v1/journals", status: 200 },
     mcp: { name: "delete_journal", title: "Delete a journal entry", readOnly: false, destructive: true, idempotent: true },
-    input: { query: S.IdQuery("Journal entry id") },
-    output: S.Success,
+    input: { query: IdQuery("Journal entry id") },
+    output: Success,
     run: ({ deps, caller }, { query }) => journals.deleteJournal(deps, caller, query.id),
   },
   {
@@ -163,8 +220,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/journal-folders", status: 200 },
     mcp: { name: "list_journal_folders", title: "List journal folders", readOnly: true },
-    input: { query: S.FolderListQuery },
-    output: Type.Object({ data: Type.Array(S.Folder) }, { title: "JournalFolderList" }),
+    input: { query: FolderListQuery },
+    output: Type.Object({ data: Type.Array(Folder) }, { title: "JournalFolderList" }),
     run: ({ deps, caller }, { query }) => journals.listFolders(deps, caller, query.campaign_id, query.parent_id),
   },
   {
@@ -176,8 +233,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "read",
     http: { method: "GET", path: "/v1/journal-folders/{folder_id}", status: 200 },
     mcp: { name: "get_journal_folder", title: "Get a journal folder", readOnly: true },
-    input: { path: Type.Object({ folder_id: S.Id("Folder id") }) },
-    output: S.Folder,
+    input: { path: Type.Object({ folder_id: Id("Folder id") }) },
+    output: Folder,
     run: ({ deps, caller }, { path }) => journals.getFolder(deps, caller, path.folder_id),
   },
   {
@@ -189,8 +246,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "POST", path: "/v1/journal-folders", status: 201 },
     mcp: { name: "create_journal_folder", title: "Create a journal folder", readOnly: false, destructive: false, idempotent: false },
-    input: { body: S.FolderCreate },
-    output: S.SuccessId,
+    input: { body: FolderCreate },
+    output: SuccessId,
     run: ({ deps, caller }, { body }) => {
       const { world_id, ...fields } = body;
       return journals.createFolder(deps, caller, world_id, fields as journals.FolderFields & { name: string; path: string });
@@ -205,8 +262,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "PUT", path: "/v1/journal-folders", status: 200 },
     mcp: { name: "update_journal_folder", title: "Update a journal folder", readOnly: false, destructive: false, idempotent: true },
-    input: { body: S.FolderUpdate },
-    output: S.SuccessId,
+    input: { body: FolderUpdate },
+    output: SuccessId,
     run: ({ deps, caller }, { body }) => {
       const { id, ...fields } = body;
       return journals.updateFolder(deps, caller, id, fields as journals.FolderFields);
@@ -221,31 +278,8 @@ export const recordOperations = defineOperations([
     campaignAccess: "write",
     http: { method: "DELETE", path: "/v1/journal-folders", status: 200 },
     mcp: { name: "delete_journal_folder", title: "Delete a journal folder", readOnly: false, destructive: true, idempotent: true },
-    input: { query: S.IdQuery("Folder id") },
-    output: S.Success,
+    input: { query: IdQuery("Folder id") },
+    output: Success,
     run: ({ deps, caller }, { query }) => journals.deleteFolder(deps, caller, query.id),
-  },
-  {
-    id: "internalCreateSession",
-    summary: "Create a session",
-    description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
-    tag: "First party",
-    auth: "first_party",
-    internal: true,
-    http: { method: "POST", path: "/internal/v1/sessions", status: 201, maxBodyBytes: BODY_LIMITS.session },
-    input: { body: S.SessionCreate },
-    output: S.Session,
-    run: ({ deps, caller }, { body }) => createSession(deps, caller, body as SessionDraft),
-  },
-  {
-    id: "internalDeleteSession",
-    summary: "Delete a session",
-    description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
-    tag: "First party",
-    auth: "first_party",
-    internal: true,
-    http: { method: "DELETE", path: "/internal/v1/sessions/{session_id}", status: 204 },
-    input: { path: Type.Object({ session_id: S.Id("Session id") }) },
-    run: ({ deps, caller }, { path }) => deleteSession(deps, caller, path.session_id),
   },
 ]);

@@ -1,3 +1,4 @@
+// How a failure shows to a client: its HTTP status and its body, on HTTP, MCP and the CLI alike.
 import type { Failure, FailureKind } from "../../domain/errors.ts";
 
 export const STATUS_OF: Record<FailureKind, number> = {

@@ -1,0 +1,147 @@
+// Beats: wire schemas and operations.
+import { Type } from "@sinclair/typebox";
+import * as beats from "../../application/beats.ts";
+import { defineOperations } from "./operation.ts";
+import { Id, literals, Metadata, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, WithLinksQuery } from "./common.ts";
+
+const BeatType = literals(["major", "minor", "step"] as const);
+
+export const Beat = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    label: Type.String(),
+    type: BeatType,
+    description: Nullable(Type.String()),
+    index: Type.Integer(),
+    parent_id: Nullable(Id()),
+    metadata: Metadata,
+    game_session_ids: Type.Array(Id()),
+    game_session_id: Nullable(Id()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Beat" },
+);
+
+export const BeatNode = Type.Recursive(
+  (Self) =>
+    Type.Object({
+      ...Beat.properties,
+      children: Type.Array(Self),
+      linkedEntities: Type.Object({ characters: Type.Array(Id()), factions: Type.Array(Id()), locations: Type.Array(Id()), items: Type.Array(Id()) }),
+    }),
+  { title: "BeatHierarchyNode" },
+);
+
+const BeatSessions = {
+  game_session_id: Type.Optional(Nullable(Id("A session of the same campaign; becomes the first of game_session_ids"))),
+  game_session_ids: Type.Optional(
+    Nullable(Type.Array(Id(), { maxItems: 100, description: "Sessions of the same campaign, in order; repeats are dropped. null or [] clears." })),
+  ),
+};
+
+export const BeatCreate = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 300 }),
+    type: BeatType,
+    campaign_id: Id("Campaign id"),
+    ...BeatSessions,
+    description: Type.Optional(Nullable(Type.String({ maxLength: 50_000, description: "May hold [[wikilinks]]" }))),
+    index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    parent_id: Type.Optional(Nullable(Id("Minor beats and steps only; a beat of the same campaign, never a descendant"))),
+    metadata: Type.Optional(Metadata),
+  },
+  { title: "BeatCreate" },
+);
+
+export const BeatPatch = Type.Object(
+  {
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 50_000 }))),
+    index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    parent_id: Type.Optional(Nullable(Id())),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "Merged key by key; a key set to null is removed; null clears all" }))),
+    ...BeatSessions,
+  },
+  { title: "BeatPatch" },
+);
+
+export const BeatListQuery = Type.Object({
+  campaign_id: Type.Optional(Id("Campaign-wide list, ordered by index")),
+  session_id: Type.Optional(Id("Beats linked to this session")),
+  include_hierarchy: Type.Optional(Type.Boolean({ default: false, description: "With session_id: a nested, unpaginated array of hierarchy nodes" })),
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+const beatPath = Type.Object({ beat_id: Id("Beat id") });
+export const beatOperations = defineOperations([
+  {
+    id: "listBeats",
+    summary: "List beats",
+    description: "With campaign_id: the campaign's beats ordered by index (paginated). With session_id: the beats linked to that session (paginated), or with include_hierarchy=true a nested, unpaginated tree of hierarchy nodes with children and linkedEntities.",
+    tag: "Beats",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/beats", status: 200 },
+    mcp: { name: "list_beats", title: "List beats", readOnly: true },
+    input: { query: BeatListQuery },
+    output: Type.Union([PageOf(Beat, "BeatPage"), Type.Array(BeatNode)]),
+    run: ({ deps, caller }, { query }) => beats.listBeats(deps, caller, query as never),
+  },
+  {
+    id: "createBeat",
+    summary: "Create a beat",
+    description: `Creates a narrative beat (major, minor or step). Minor beats and steps may hang under a parent of the same campaign; a beat can never be its own ancestor. ${WIKILINKS_STRIPPED}`,
+    tag: "Beats",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "POST", path: "/v1/beats", status: 201 },
+    mcp: { name: "create_beat", title: "Create a beat", readOnly: false, destructive: false, idempotent: false },
+    input: { body: BeatCreate },
+    output: Beat,
+    run: ({ deps, caller }, { body }) => {
+      const { campaign_id, ...fields } = body;
+      return beats.createBeat(deps, caller, campaign_id, fields as never);
+    },
+  },
+  {
+    id: "getBeat",
+    summary: "Get a beat",
+    description: `Reads one beat. ${WIKILINKS_STRIPPED}`,
+    tag: "Beats",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/beats/{beat_id}", status: 200 },
+    mcp: { name: "get_beat", title: "Get a beat", readOnly: true },
+    input: { path: beatPath, query: WithLinksQuery },
+    output: Beat,
+    run: ({ deps, caller }, { path, query }) => beats.getBeat(deps, caller, path.beat_id, query.with_links ?? false),
+  },
+  {
+    id: "updateBeat",
+    summary: "Update a beat",
+    description: `JSON merge patch (application/merge-patch+json): sent fields change, null clears, omitted stay. ${WIKILINKS_STRIPPED}`,
+    tag: "Beats",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "PATCH", path: "/v1/beats/{beat_id}", status: 200 },
+    mcp: { name: "update_beat", title: "Update a beat", readOnly: false, destructive: false, idempotent: true },
+    input: { path: beatPath, body: BeatPatch },
+    output: Beat,
+    run: ({ deps, caller }, { path, body }) => beats.updateBeat(deps, caller, path.beat_id, body),
+  },
+  {
+    id: "deleteBeat",
+    summary: "Delete a beat",
+    description: "Deletes a beat: its children stay, without a parent, and the links made from it go.",
+    tag: "Beats",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "DELETE", path: "/v1/beats/{beat_id}", status: 204 },
+    mcp: { name: "delete_beat", title: "Delete a beat", readOnly: false, destructive: true, idempotent: true },
+    input: { path: beatPath },
+    run: ({ deps, caller }, { path }) => beats.deleteBeat(deps, caller, path.beat_id),
+  },
+]);

@@ -1,0 +1,276 @@
+// Recap cards (hero awards, quotes, spotlights): wire schemas and operations.
+import { Type } from "@sinclair/typebox";
+import * as recaps from "../../application/recaps.ts";
+import { ok } from "../../domain/errors.ts";
+import { defineOperations, RawResponse, type Operation } from "./operation.ts";
+import { Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
+
+const Theme = Nullable(Type.Record(Type.String(), Type.Unknown()));
+
+export const HeroAward = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    session_id: Id(),
+    title: Type.String(),
+    description: Type.String(),
+    character_name: Type.String(),
+    player_name: Nullable(Type.String()),
+    tone_mode: Type.String(),
+    award_mode: Type.String(),
+    style: Type.String(),
+    variant: Type.String(),
+    custom_theme: Theme,
+    order_index: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "HeroAward" },
+);
+
+const awardFields = {
+  character_name: Type.String({ maxLength: 200 }),
+  player_name: Nullable(Type.String({ maxLength: 200 })),
+  tone_mode: Type.String({ maxLength: 64, description: "Default default" }),
+  award_mode: literals(["moment", "theme"] as const),
+  style: Type.String({ maxLength: 64, description: "verdant (default), ember, arcane, frost, gilded" }),
+  variant: Type.String({ maxLength: 64, description: "square (default, 1080×1080) or portrait (1080×1350)" }),
+  custom_theme: { ...Theme, description: "Colors: background, accent, text (#hex)" },
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+};
+
+export const HeroAwardCreate = Type.Object(
+  {
+    session_id: Id("Session id"),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.String({ minLength: 1, maxLength: 4000 }),
+    ...Type.Partial(Type.Object(awardFields)).properties,
+  },
+  { title: "HeroAwardCreate" },
+);
+export const HeroAwardUpdate = Type.Partial(
+  Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), description: Type.String({ minLength: 1, maxLength: 4000 }), ...awardFields }),
+  { title: "HeroAwardUpdate" },
+);
+
+const recapCommon = {
+  id: Id(),
+  campaign_id: Id(),
+  session_id: Id(),
+  character_name: Nullable(Type.String()),
+  style: Nullable(Type.String()),
+  custom_theme: Theme,
+  order_index: Type.Integer(),
+  pipeline_id: Nullable(Id()),
+  recap_set_id: Nullable(Id()),
+  created_at: Timestamp,
+  updated_at: Nullable(Timestamp),
+};
+
+export const Quote = Type.Object({ ...recapCommon, text: Nullable(Type.String()), speaker: Nullable(Type.String()), context: Nullable(Type.String()) }, { title: "Quote" });
+export const Spotlight = Type.Object(
+  { ...recapCommon, title: Nullable(Type.String()), description: Nullable(Type.String()), player_name: Nullable(Type.String()), entry_type: Type.Literal("spotlight"), source_moment_id: Nullable(Id()) },
+  { title: "Spotlight" },
+);
+
+const quoteFields = {
+  speaker: Nullable(Type.String({ maxLength: 200 })),
+  character_name: Nullable(Type.String({ maxLength: 200 })),
+  context: Nullable(Type.String({ maxLength: 2000 })),
+  style: Nullable(Type.String({ maxLength: 64 })),
+  custom_theme: Theme,
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+};
+export const QuoteCreate = Type.Object(
+  { session_id: Id("Session id"), text: Type.String({ minLength: 1, maxLength: 8000 }), ...Type.Partial(Type.Object(quoteFields)).properties },
+  { title: "QuoteCreate" },
+);
+export const QuoteUpdate = Type.Partial(Type.Object({ text: Type.String({ minLength: 1, maxLength: 8000 }), ...quoteFields }), { title: "QuoteUpdate" });
+
+const spotlightFields = {
+  description: Nullable(Type.String({ maxLength: 4000 })),
+  character_name: Nullable(Type.String({ maxLength: 200 })),
+  player_name: Nullable(Type.String({ maxLength: 200 })),
+  style: Nullable(Type.String({ maxLength: 64 })),
+  custom_theme: Theme,
+  order_index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  source_moment_id: Nullable(Id("A moment of the same campaign")),
+};
+export const SpotlightCreate = Type.Object(
+  { session_id: Id("Session id"), title: Type.String({ minLength: 1, maxLength: 200 }), ...Type.Partial(Type.Object(spotlightFields)).properties },
+  { title: "SpotlightCreate" },
+);
+export const SpotlightUpdate = Type.Partial(Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...spotlightFields }), { title: "SpotlightUpdate" });
+
+export const RecapListQuery = Type.Object({
+  campaign_id: Type.Optional(Id("Campaign id (or give session_id)")),
+  session_id: Type.Optional(Id()),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  ...PageQuery,
+});
+
+const awardPath = Type.Object({ award_id: Id("Hero award id") });
+const awardOperations: Operation[] = [
+  {
+    id: "listHeroAwards",
+    summary: "List hero awards",
+    description: "Hero awards of a campaign or a session (one of the two is required), in card order.",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/hero-awards", status: 200 },
+    mcp: { name: "list_hero_awards", title: "List hero awards", readOnly: true },
+    input: { query: RecapListQuery },
+    output: PageOf(HeroAward, "HeroAwardPage"),
+    run: ({ deps, caller }, { query }) => recaps.listHeroAwards(deps, caller, query as never),
+  },
+  {
+    id: "createHeroAward",
+    summary: "Create a hero award",
+    description: "Creates a hero award card for a session. The card image is rendered by the service (GET /v1/hero-awards/{award_id}/card.png) and redrawn whenever the award changes.",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "POST", path: "/v1/hero-awards", status: 201 },
+    mcp: { name: "create_hero_award", title: "Create a hero award", readOnly: false, destructive: false, idempotent: false },
+    input: { body: HeroAwardCreate },
+    output: HeroAward,
+    run: ({ deps, caller }, { body }) => recaps.createHeroAward(deps, caller, body as never),
+  },
+  {
+    id: "getHeroAward",
+    summary: "Get a hero award",
+    description: "Reads one hero award.",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/hero-awards/{award_id}", status: 200 },
+    mcp: { name: "get_hero_award", title: "Get a hero award", readOnly: true },
+    input: { path: awardPath },
+    output: HeroAward,
+    run: ({ deps, caller }, { path }) => recaps.getHeroAward(deps, caller, path.award_id),
+  },
+  {
+    id: "getHeroAwardCard",
+    summary: "Hero award card image",
+    description: "The award's card as a PNG (1080×1080, or 1080×1350 for the portrait variant).",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/hero-awards/{award_id}/card.png", status: 200 },
+    input: { path: awardPath },
+    run: async ({ deps, caller }, { path }) => {
+      const card = await recaps.heroAwardCard(deps, caller, path.award_id);
+      return card.ok ? ok(new RawResponse("image/png", card.value)) : card;
+    },
+  },
+  {
+    id: "updateHeroAward",
+    summary: "Update a hero award",
+    description: "Changes the fields sent; the card is redrawn.",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "PATCH", path: "/v1/hero-awards/{award_id}", status: 200 },
+    mcp: { name: "update_hero_award", title: "Update a hero award", readOnly: false, destructive: false, idempotent: true },
+    input: { path: awardPath, body: HeroAwardUpdate },
+    output: HeroAward,
+    run: ({ deps, caller }, { path, body }) => recaps.updateHeroAward(deps, caller, path.award_id, body as never),
+  },
+  {
+    id: "deleteHeroAward",
+    summary: "Delete a hero award",
+    description: "Deletes a hero award and its card.",
+    tag: "Recap cards",
+    auth: "user",
+    campaignAccess: "write",
+    http: { method: "DELETE", path: "/v1/hero-awards/{award_id}", status: 204 },
+    mcp: { name: "delete_hero_award", title: "Delete a hero award", readOnly: false, destructive: true, idempotent: true },
+    input: { path: awardPath },
+    run: ({ deps, caller }, { path }) => recaps.deleteHeroAward(deps, caller, path.award_id),
+  },
+];
+
+const entryOperations = (type: recaps.EntryType): Operation[] => {
+  const plural = `${type}s`;
+  const Noun = type === "quote" ? "Quote" : "Spotlight";
+  const path = Type.Object({ [`${type}_id`]: Id(`${Noun} id`) });
+  const output = type === "quote" ? Quote : Spotlight;
+  const about =
+    type === "quote"
+      ? "A memorable line of a session. Creating one finds or creates the session's recap pipeline (source api)."
+      : "A recap card about a session (distinct from a handout's character spotlights). Creating one finds or creates the session's recap pipeline (source api); lists show spotlights only.";
+  const idOf = (p: Record<string, string>) => p[`${type}_id`]!;
+  return [
+    {
+      id: `list${Noun}s`,
+      summary: `List ${plural}`,
+      description: `${about} Needs campaign_id or session_id.`,
+      tag: "Recap cards",
+      auth: "user",
+      campaignAccess: "read",
+      http: { method: "GET", path: `/v1/${plural}`, status: 200 },
+      mcp: { name: `list_${plural}`, title: `List ${plural}`, readOnly: true },
+      input: { query: RecapListQuery },
+      output: PageOf(output, `${Noun}Page`),
+      run: ({ deps, caller }, { query }) => recaps.listEntries(deps, caller, type, query as never),
+    },
+    {
+      id: `create${Noun}`,
+      summary: `Create a ${type}`,
+      description: about,
+      tag: "Recap cards",
+      auth: "user",
+      campaignAccess: "write",
+      http: { method: "POST", path: `/v1/${plural}`, status: 201 },
+      mcp: { name: `create_${type}`, title: `Create a ${type}`, readOnly: false, destructive: false, idempotent: false },
+      input: { body: type === "quote" ? QuoteCreate : SpotlightCreate },
+      output,
+      run: ({ deps, caller }, { body }) => recaps.createEntry(deps, caller, type, body as never),
+    },
+    {
+      id: `get${Noun}`,
+      summary: `Get a ${type}`,
+      description: `Reads one ${type}.`,
+      tag: "Recap cards",
+      auth: "user",
+      campaignAccess: "read",
+      http: { method: "GET", path: `/v1/${plural}/{${type}_id}`, status: 200 },
+      mcp: { name: `get_${type}`, title: `Get a ${type}`, readOnly: true },
+      input: { path },
+      output,
+      run: ({ deps, caller }, { path }) => recaps.getEntry(deps, caller, type, idOf(path)),
+    },
+    {
+      id: `update${Noun}`,
+      summary: `Update a ${type}`,
+      description: `Changes the fields sent of a ${type}.`,
+      tag: "Recap cards",
+      auth: "user",
+      campaignAccess: "write",
+      http: { method: "PATCH", path: `/v1/${plural}/{${type}_id}`, status: 200 },
+      mcp: { name: `update_${type}`, title: `Update a ${type}`, readOnly: false, destructive: false, idempotent: true },
+      input: { path, body: type === "quote" ? QuoteUpdate : SpotlightUpdate },
+      output,
+      run: ({ deps, caller }, { path, body }) => recaps.updateEntry(deps, caller, type, idOf(path), body as never),
+    },
+    {
+      id: `delete${Noun}`,
+      summary: `Delete a ${type}`,
+      description: `Deletes a ${type}.`,
+      tag: "Recap cards",
+      auth: "user",
+      campaignAccess: "write",
+      http: { method: "DELETE", path: `/v1/${plural}/{${type}_id}`, status: 204 },
+      mcp: { name: `delete_${type}`, title: `Delete a ${type}`, readOnly: false, destructive: true, idempotent: true },
+      input: { path },
+      run: ({ deps, caller }, { path }) => recaps.deleteEntry(deps, caller, type, idOf(path)),
+    },
+  ];
+};
+
+export const recapOperations = defineOperations([
+  ...awardOperations,
+  ...entryOperations("quote"),
+  ...entryOperations("spotlight"),
+]);

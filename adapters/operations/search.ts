@@ -1,0 +1,34 @@
+// Campaign search: wire schemas and operations.
+import { Type } from "@sinclair/typebox";
+import { searchCampaign } from "../../application/search.ts";
+import { defineOperations } from "./operation.ts";
+import { CampaignIdPath, Id } from "./common.ts";
+
+export const SearchQuery = Type.Object({
+  q: Type.String({ maxLength: 200, description: "What to look for; misspellings are tolerated" }),
+  types: Type.Optional(Type.String({ maxLength: 200, description: "Comma list of buckets: characters, factions, locations, items, sessions, beats, moments, quests, journals" })),
+});
+
+const SearchHit = Type.Object({ id: Id(), type: Type.String(), name: Type.String(), snippet: Type.String({ description: "HTML: up to 24 words around the first match, matching words wrapped in <mark>, the record's own text escaped" }), score: Type.Number() });
+export const SearchResult = Type.Object(
+  Object.fromEntries(
+    ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"].map((bucket) => [bucket, Type.Optional(Type.Array(SearchHit, { maxItems: 10 }))]),
+  ),
+  { title: "SearchResult" },
+);
+
+export const searchOperations = defineOperations([
+  {
+    id: "searchCampaign",
+    summary: "Search a campaign",
+    description:
+      "Searches every kind of record at once. Answers one bucket per type (characters, factions, locations, items, sessions, beats, moments, quests, journals), each at most 10 ranked hits with a snippet: up to 24 words of HTML around the first match, matching words in <mark>, the record's text escaped. Misspelled names still match.",
+    tag: "Campaigns",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/campaigns/{campaign_id}/search", status: 200 },
+    input: { path: CampaignIdPath, query: SearchQuery },
+    output: SearchResult,
+    run: ({ deps, caller }, { path, query }) => searchCampaign(deps, caller, path.campaign_id, { q: query.q, types: query.types }),
+  },
+]);

@@ -1,0 +1,296 @@
+// Sessions, transcripts, cast analyses and handouts: wire schemas and operations.
+import { Type } from "@sinclair/typebox";
+import { createSession, deleteSession, type SessionDraft } from "../../application/sessions.ts";
+import * as story from "../../application/story.ts";
+import { ok } from "../../domain/errors.ts";
+import type { Handout as HandoutDraft } from "../../domain/sessions.ts";
+import { BODY_LIMITS, defineOperations, RawResponse } from "./operation.ts";
+import { Beat } from "./beats.ts";
+import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks } from "./common.ts";
+import { Moment } from "./moments.ts";
+
+export const SessionType = literals(["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const);
+/** On input the live service's own name for a chat-platform voice recording is taken too. */
+const SessionTypeInput = { ...SessionType, "x-aliases": { discordVoice: "chatVoice" }, description: "chatVoice is also accepted as discordVoice" } as typeof SessionType;
+
+export const Session = Type.Object(
+  {
+    id: Id(),
+    campaign_id: Id(),
+    type: SessionType,
+    title: Type.String(),
+    summary: Nullable(Type.String()),
+    notes: Nullable(Type.String()),
+    session_date: Timestamp,
+    image: Nullable(Type.String()),
+    public: Type.Boolean(),
+    pbp_start_msg_url: Nullable(Type.String()),
+    pbp_end_msg_url: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+  },
+  { title: "Session" },
+);
+
+export const SessionCreate = Type.Object({
+  campaign_id: Id("Campaign id"),
+  type: SessionTypeInput,
+  title: Type.String({ minLength: 1, maxLength: 300 }),
+  session_date: Type.String({ format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$", "x-error": "session_date must be an ISO 8601 date-time (without a zone it is read as UTC)" }),
+  summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 2_000_000 }))),
+});
+
+export const SessionView = Type.Object({ ...Session.properties, index: Type.Integer({ description: "Number of the session in date order, from 1" }) }, { title: "SessionSummary" });
+
+export const SessionListQuery = Type.Object({
+  ...CampaignIdQuery,
+  session_type: Type.Optional(SessionTypeInput),
+  public_only: Type.Optional(Type.Boolean({ default: false })),
+  with_links: Type.Optional(WithLinks),
+  ...PageQuery,
+});
+
+export const SessionDetailQuery = Type.Object({
+  include_beats: Type.Optional(Type.Boolean({ default: false })),
+  include_moments: Type.Optional(Type.Boolean({ default: false })),
+  with_links: Type.Optional(WithLinks),
+});
+
+export const SessionPatch = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    summary: Type.Optional(Nullable(Type.String({ maxLength: 100_000, description: "May hold [[wikilinks]]" }))),
+    session_date: Type.Optional(Timestamp),
+  },
+  { title: "SessionPatch" },
+);
+
+export const SessionIdPath = Type.Object({ session_id: Id("Session id") });
+
+export const Transcript = Type.Object(
+  {
+    version: Type.Integer(),
+    created_at: Timestamp,
+    metadata: Type.Object({
+      session_id: Id(),
+      session_type: Type.String(),
+      campaign_id: Id(),
+      world_title: Type.String(),
+      world_language: Type.String(),
+      session_date: Timestamp,
+      speakers: Type.Array(Type.String()),
+      speaker_count: Type.Integer(),
+      source_type: Type.String(),
+      created_at: Timestamp,
+    }),
+    utterances: Type.Array(Type.Object({ speaker_label: Type.String(), transcript: Type.String(), start: Type.Number(), end: Type.Number(), said_at: Timestamp })),
+    text: Type.String(),
+    stats: Type.Object({ char_count: Type.Integer(), tokens: Type.Integer(), utterance_count: Type.Integer() }),
+  },
+  { title: "Transcript" },
+);
+
+export const TranscriptQuery = Type.Object({ format: Type.Optional(literals(["json", "markdown"] as const)) });
+
+export const CastAnalysis = Type.Object(
+  {
+    id: Id(),
+    session_id: Id(),
+    analysis: Type.Record(Type.String(), Type.Unknown()),
+    created_at: Timestamp,
+    updated_at: Nullable(Timestamp),
+    pdfSavedAt: Nullable(Timestamp),
+    pdfPageCount: Nullable(Type.Integer()),
+  },
+  { title: "CastAnalysis" },
+);
+
+const Named = Type.Object({ name: Type.String({ maxLength: 500 }), description: Type.String({ maxLength: 5000 }) });
+const Bullets = Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 });
+export const HandoutBody = Type.Object(
+  {
+    summary: Type.String({ maxLength: 20_000 }),
+    sessionOutline: Type.Union([Type.String({ maxLength: 20_000 }), Type.Array(Type.Object({ title: Type.String({ maxLength: 500 }) }), { maxItems: 100 })]),
+    encounters: Type.Array(Type.Object({ title: Type.String({ maxLength: 500 }), bullets: Bullets }), { maxItems: 100 }),
+    characterSpotlight: Type.Array(Type.Object({ name: Type.String({ maxLength: 500 }), description: Type.String({ maxLength: 5000 }), bullets: Bullets }), { maxItems: 50 }),
+    otherEntitySpotlight: Type.Array(Named, { maxItems: 50 }),
+    items: Type.Array(Named, { maxItems: 100 }),
+    valuableInformation: Type.Array(Type.Object({ info: Type.String({ maxLength: 5000 }) }), { maxItems: 100 }),
+    partyStatusAndNextSteps: Type.Object({
+      partyStatus: Type.Object({ summary: Type.String({ maxLength: 5000 }), bullets: Bullets }),
+      nextSteps: Type.Object({ summary: Type.String({ maxLength: 5000 }) }),
+    }),
+    moments: Type.Array(Type.Object({ label: Type.String({ maxLength: 500 }), content: Type.String({ maxLength: 20_000 }) }), { maxItems: 100 }),
+  },
+  { title: "SessionHandout" },
+);
+export const Handout = Type.Object(
+  { ...HandoutBody.properties, pdfSavedAt: Nullable(Timestamp), pdfPageCount: Nullable(Type.Integer()) },
+  { title: "SessionHandoutView" },
+);
+
+export const ImportResult = Type.Object({ utterance_count: Type.Integer(), speakers: Type.Array(Type.String()) }, { title: "TranscriptImport" });
+export const TranscriptImportQuery = Type.Object({ format: Type.Optional(literals(["plain", "vtt", "srt", "crd3"] as const)) });
+
+export const sessionOperations = defineOperations([
+  {
+    id: "internalCreateSession",
+    summary: "Create a session",
+    description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/sessions", status: 201, maxBodyBytes: BODY_LIMITS.session },
+    input: { body: SessionCreate },
+    output: Session,
+    run: ({ deps, caller }, { body }) => createSession(deps, caller, body as SessionDraft),
+  },
+  {
+    id: "internalDeleteSession",
+    summary: "Delete a session",
+    description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "DELETE", path: "/internal/v1/sessions/{session_id}", status: 204 },
+    input: { path: Type.Object({ session_id: Id("Session id") }) },
+    run: ({ deps, caller }, { path }) => deleteSession(deps, caller, path.session_id),
+  },
+  {
+    id: "listSessions",
+    summary: "List sessions",
+    description: `Lists a campaign's sessions, newest first; index numbers them in date order. Sessions are created by first-party clients only. ${WIKILINKS_STRIPPED}`,
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/sessions", status: 200 },
+    mcp: { name: "list_sessions", title: "List sessions", readOnly: true },
+    input: { query: SessionListQuery },
+    output: PageOf(SessionView, "SessionPage"),
+    run: ({ deps, caller }, { query }) => story.listSessions(deps, caller, query.campaign_id, query as never),
+  },
+  {
+    id: "getSession",
+    summary: "Get a session",
+    description: `Reads one session; include_beats and include_moments add its beats and moments (null unless asked). ${WIKILINKS_STRIPPED}`,
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/sessions/{session_id}", status: 200 },
+    mcp: { name: "get_session", title: "Get a session", readOnly: true },
+    input: { path: SessionIdPath, query: SessionDetailQuery },
+    output: Type.Object({ ...SessionView.properties, beats: Nullable(Type.Array(Beat)), moments: Nullable(Type.Array(Moment)) }, { title: "SessionDetail" }),
+    run: ({ deps, caller }, { path, query }) => story.getSession(deps, caller, path.session_id, query),
+  },
+  {
+    id: "patchSession",
+    summary: "Update a session",
+    description: `Changes a session's title, summary or session_date; no other field can be changed. Read with with_links=true before editing a summary with wikilinks. ${WIKILINKS_STRIPPED}`,
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "write",
+    // Clients of the live service (e.g. an MCP bridge) update sessions with PUT: same operation.
+    http: { method: "PATCH", path: "/v1/sessions/{session_id}", status: 200, aliases: [{ method: "PUT", operationId: "putSession", summary: "Update a session (PUT: the same as PATCH)" }] },
+    mcp: { name: "patch_session", title: "Update a session", readOnly: false, destructive: false, idempotent: true },
+    input: { path: SessionIdPath, body: SessionPatch },
+    output: SessionView,
+    run: ({ deps, caller }, { path, body }) => story.patchSession(deps, caller, path.session_id, body),
+  },
+  {
+    id: "getSessionTranscript",
+    summary: "Get a session's transcript",
+    description: "The cleaned transcript: metadata, utterances with start/end seconds and said_at times, the full text and statistics. format=markdown answers text/markdown.",
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/sessions/{session_id}/transcript", status: 200 },
+    mcp: { name: "get_session_transcript", title: "Get a session transcript", readOnly: true, structuredOutput: false },
+    input: { path: SessionIdPath, query: TranscriptQuery },
+    output: Transcript,
+    run: async ({ deps, caller }, { path, query }) => {
+      if (query.format !== "markdown") return story.getTranscript(deps, caller, path.session_id);
+      const markdown = await story.getTranscriptMarkdown(deps, caller, path.session_id);
+      return markdown.ok ? ok(new RawResponse("text/markdown; charset=utf-8", markdown.value)) : markdown;
+    },
+  },
+  {
+    id: "getSessionCastAnalysis",
+    summary: "Get a session's cast analysis",
+    description: "Talk share, turns, words, questions, pacing over time, dominance, spotlight equity and longest absences, computed from the transcript. 404 when there is none.",
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/sessions/{session_id}/cast-analysis", status: 200 },
+    mcp: { name: "get_session_cast_analysis", title: "Get a session cast analysis", readOnly: true },
+    input: { path: SessionIdPath },
+    output: CastAnalysis,
+    run: ({ deps, caller }, { path }) => story.getCastAnalysis(deps, caller, path.session_id),
+  },
+  {
+    id: "getSessionHandout",
+    summary: "Get a session's handout",
+    description: "The player handout of a session: summary, outline, encounters, spotlights, items, valuable information, party status and next steps, moments. 404 when none has been generated.",
+    tag: "Sessions",
+    auth: "user",
+    campaignAccess: "read",
+    http: { method: "GET", path: "/v1/sessions/{session_id}/handout", status: 200 },
+    mcp: { name: "get_session_handout", title: "Get a session handout", readOnly: true },
+    input: { path: SessionIdPath },
+    output: Handout,
+    run: ({ deps, caller }, { path }) => story.getHandout(deps, caller, path.session_id),
+  },
+  {
+    id: "internalImportTranscript",
+    summary: "Import a session transcript",
+    description: `${FIRST_PARTY} The body is the transcript itself: plain text (Speaker: line), WebVTT, SRT or CRD3 JSON, told by the format query parameter or the content type. Streams; a second import replaces the first.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/sessions/{session_id}/transcript", status: 201, rawBody: true, maxBodyBytes: BODY_LIMITS.transcript },
+    input: { path: SessionIdPath, query: TranscriptImportQuery },
+    output: ImportResult,
+    run: async ({ deps, caller, stream }, { path, query }) =>
+      story.importTranscript(deps, caller, path.session_id, {
+        pieces: stream?.pieces ?? (async function* () {})(),
+        contentType: stream?.contentType ?? null,
+        format: query.format,
+      }),
+  },
+  {
+    id: "internalPutCastAnalysis",
+    summary: "Store a cast analysis",
+    description: `${FIRST_PARTY} Replaces the computed analysis with one a first-party analyzer made.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/cast-analysis", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
+    input: { path: SessionIdPath, body: Type.Object({ analysis: Type.Record(Type.String(), Type.Unknown()) }) },
+    output: CastAnalysis,
+    run: ({ deps, caller }, { path, body }) => story.putCastAnalysis(deps, caller, path.session_id, body.analysis),
+  },
+  {
+    id: "internalGenerateHandout",
+    summary: "Generate a session handout",
+    description: `${FIRST_PARTY} Writes the handout from the transcript and the campaign's records (offline: extractive).`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/sessions/{session_id}/handout", status: 201 },
+    input: { path: SessionIdPath },
+    output: Handout,
+    run: ({ deps, caller }, { path }) => story.generateHandout(deps, caller, path.session_id),
+  },
+  {
+    id: "internalPutHandout",
+    summary: "Store a session handout",
+    description: `${FIRST_PARTY} Stores a handout a first-party client made, validated against the handout shape.`,
+    tag: "First party",
+    auth: "first_party",
+    internal: true,
+    http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/handout", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
+    input: { path: SessionIdPath, body: HandoutBody },
+    output: Handout,
+    run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body as HandoutDraft),
+  },
+]);

@@ -1,0 +1,39 @@
+// Row helpers every SQL repository uses: value conversion, read locks, unique violations, paged queries.
+import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
+import type { Listing, ReadOptions } from "../../ports/records.ts";
+import type { Row, SqlExecutor } from "./database.ts";
+
+/** The tail of a read for update (ReadOptions.lock): `no key` so foreign-key checks of other writers are not blocked. */
+export const lockClause = (options: ReadOptions | undefined, table?: string): string =>
+  options?.lock ? ` for no key update${table ? ` of ${table}` : ""}` : "";
+
+export const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString();
+export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
+export const str = (value: unknown): string => String(value);
+export const strOrNull = (value: unknown): string | null => (value == null ? null : String(value));
+export const json = (value: unknown): string => JSON.stringify(value);
+export const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+export const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : json(value));
+export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === "23505";
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+/** The total a page's rows carry; a page past the end has none, so it asks. */
+export const totalOf = async (db: SqlExecutor, rows: Row[], from: string, params: unknown[], page: PageRequest): Promise<number> =>
+  rows.length ? Number(rows[0]!.total_count) : page.page > 1 ? Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n) : 0;
+
+/**
+ * Runs a paged query with the total. The total is a separate count in the same statement (run
+ * once), so the page itself can stop after `size` rows read in index order; a `count(*) over ()`
+ * would make every page read, and keep, every row of the campaign. A page past the end asks once
+ * more for the total. (Ranked searches, which see every match anyway: `rankedPage`.)
+ */
+export async function paged(db: SqlExecutor, select: string, from: string, order: string, params: unknown[], page: PageRequest): Promise<Listing<Row>> {
+  const limitAt = params.length + 1;
+  const rows = await db.query(
+    `select ${select}, (select count(*) ${from})::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}`,
+    [...params, page.size, offsetOf(page)],
+  );
+  return { rows, total: await totalOf(db, rows, from, params, page) };
+}
+
+export const num = (value: unknown) => Number(value);

@@ -1,0 +1,169 @@
+// Sessions, transcripts, cast analyses and handouts on SQL.
+import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
+import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
+import type { Row, SqlExecutor } from "./database.ts";
+import { iso, isoOrNull, json, jsonArray, lockClause, num, paged, str, strOrNull } from "./rows.ts";
+
+const toSession = (row: Row): Session => ({
+  id: str(row.id),
+  campaign_id: str(row.campaign_id),
+  type: str(row.type) as SessionType,
+  title: str(row.title),
+  summary: strOrNull(row.summary),
+  notes: strOrNull(row.notes),
+  session_date: iso(row.session_date),
+  image: strOrNull(row.image),
+  public: Boolean(row.public),
+  pbp_start_msg_url: strOrNull(row.pbp_start_msg_url),
+  pbp_end_msg_url: strOrNull(row.pbp_end_msg_url),
+  created_at: iso(row.created_at),
+  updated_at: isoOrNull(row.updated_at),
+});
+
+export function sessions(db: SqlExecutor): SessionRepository {
+  return {
+    async insert(s) {
+      await db.query(
+        `insert into sessions (id, campaign_id, type, title, summary, notes, session_date, image, public, pbp_start_msg_url, pbp_end_msg_url, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz)`,
+        [s.id, s.campaign_id, s.type, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.pbp_start_msg_url, s.pbp_end_msg_url, s.created_at, s.updated_at],
+      );
+    },
+    async replace(s) {
+      await db.query(
+        `update sessions set title = $2, summary = $3, notes = $4, session_date = $5::timestamptz, image = $6, public = $7, updated_at = $8::timestamptz where id = $1`,
+        [s.id, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.updated_at],
+      );
+    },
+    async get(id, options) {
+      const [row] = await db.query(`select * from sessions where id = $1${lockClause(options)}`, [id]);
+      return row ? toSession(row) : null;
+    },
+    async list(campaignId, filters, page) {
+      const params: unknown[] = [campaignId];
+      const where: string[] = [];
+      if (filters.type) {
+        params.push(filters.type);
+        where.push(`type = $${params.length}`);
+      }
+      if (filters.publicOnly) where.push(`public`);
+      const filter = where.length ? `where ${where.join(" and ")}` : "";
+      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s ${filter}`;
+      const { rows, total } = await paged(db, "*", `from ${numbered}`, `session_date desc, created_at desc, id desc`, params, page);
+      return { rows: rows.map((row) => ({ ...toSession(row), index: Number(row.number) })), total };
+    },
+    async numberOf(session) {
+      const [row] = await db.query(
+        `select count(*)::int as n from sessions where campaign_id = $1 and (session_date, created_at, id) <= ($2::timestamptz, $3::timestamptz, $4)`,
+        [session.campaign_id, session.session_date, session.created_at, session.id],
+      );
+      return Number(row!.n);
+    },
+    async refs(campaignId, ids) {
+      if (!ids.length) return new Map();
+      const rows = await db.query(
+        `select id, title, session_date, number from (
+           select id, title, session_date, row_number() over (order by session_date, created_at, id)::int as number
+           from sessions where campaign_id = $1) numbered
+         where id = any (select jsonb_array_elements_text($2::text::jsonb))`,
+        [campaignId, json(ids)],
+      );
+      return new Map(rows.map((row): [string, SessionRef] => [str(row.id), { id: str(row.id), number: Number(row.number), title: str(row.title), session_date: iso(row.session_date) }]));
+    },
+    async delete(id) {
+      return (await db.query(`delete from sessions where id = $1 returning id`, [id])).length > 0;
+    },
+  };
+}
+
+export function transcripts(db: SqlExecutor): TranscriptRepository {
+  return {
+    async clear(sessionId) {
+      await db.query(`delete from transcript_utterances where session_id = $1`, [sessionId]);
+    },
+    async append(sessionId, utterances) {
+      if (!utterances.length) return;
+      await db.query(
+        `insert into transcript_utterances (session_id, position, speaker_label, text, start_s, end_s)
+         select $1, (u->>'position')::int, u->>'speaker_label', u->>'text', (u->>'start_s')::float8, (u->>'end_s')::float8
+         from jsonb_array_elements($2::text::jsonb) u`,
+        [sessionId, json(utterances)],
+      );
+    },
+    async put(r) {
+      await db.query(
+        `insert into transcripts (session_id, campaign_id, version, source_type, speakers, utterance_count, char_count, tokens, created_at)
+         values ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9::timestamptz)
+         on conflict (session_id) do update set version = excluded.version, source_type = excluded.source_type, speakers = excluded.speakers,
+           utterance_count = excluded.utterance_count, char_count = excluded.char_count, tokens = excluded.tokens, created_at = excluded.created_at`,
+        [r.session_id, r.campaign_id, r.version, r.source_type, json(r.speakers), r.utterance_count, r.char_count, r.tokens, r.created_at],
+      );
+    },
+    async get(sessionId) {
+      const [row] = await db.query(`select * from transcripts where session_id = $1`, [sessionId]);
+      if (!row) return null;
+      return {
+        session_id: str(row.session_id),
+        campaign_id: str(row.campaign_id),
+        version: num(row.version),
+        source_type: str(row.source_type),
+        speakers: jsonArray(row.speakers),
+        utterance_count: num(row.utterance_count),
+        char_count: num(row.char_count),
+        tokens: num(row.tokens),
+        created_at: iso(row.created_at),
+      };
+    },
+    async utterances(sessionId, fromPosition, limit) {
+      const rows = await db.query(
+        `select position, speaker_label, text, start_s, end_s from transcript_utterances where session_id = $1 and position >= $2 order by position limit $3`,
+        [sessionId, fromPosition, limit],
+      );
+      return rows.map((row) => ({ position: num(row.position), speaker_label: str(row.speaker_label), text: str(row.text), start_s: num(row.start_s), end_s: num(row.end_s) }));
+    },
+    async delete(sessionId) {
+      await db.query(`delete from transcripts where session_id = $1`, [sessionId]);
+      await db.query(`delete from transcript_utterances where session_id = $1`, [sessionId]);
+    },
+  };
+}
+
+function artifacts<T>(db: SqlExecutor, table: "cast_analyses" | "session_handouts", column: "analysis" | "handout"): ArtifactRepository<T> {
+  const toArtifact = (row: Row): SessionArtifact<T> => ({
+    id: str(row.id ?? row.session_id),
+    session_id: str(row.session_id),
+    campaign_id: str(row.campaign_id),
+    body: row[column] as T,
+    source: str(row.source),
+    pdf_saved_at: isoOrNull(row.pdf_saved_at),
+    pdf_page_count: row.pdf_page_count == null ? null : num(row.pdf_page_count),
+    created_at: iso(row.created_at),
+    updated_at: isoOrNull(row.updated_at),
+  });
+  const idColumn = table === "cast_analyses" ? "id, " : "";
+  const idValue = table === "cast_analyses" ? "$7, " : "";
+  return {
+    async put(a) {
+      const [row] = await db.query(
+        `insert into ${table} (${idColumn}session_id, campaign_id, ${column}, source, created_at, updated_at)
+         values (${idValue}$1, $2, $3::text::jsonb, $4, $5::timestamptz, $6::timestamptz)
+         on conflict (session_id) do update set ${column} = excluded.${column}, source = excluded.source, updated_at = excluded.updated_at
+         returning *`,
+        table === "cast_analyses"
+          ? [a.session_id, a.campaign_id, json(a.body), a.source, a.created_at, a.updated_at, a.id]
+          : [a.session_id, a.campaign_id, json(a.body), a.source, a.created_at, a.updated_at],
+      );
+      return toArtifact(row!);
+    },
+    async get(sessionId) {
+      const [row] = await db.query(`select * from ${table} where session_id = $1`, [sessionId]);
+      return row ? toArtifact(row) : null;
+    },
+    async delete(sessionId) {
+      await db.query(`delete from ${table} where session_id = $1`, [sessionId]);
+    },
+  };
+}
+
+export const castAnalyses = (db: SqlExecutor) => artifacts<Record<string, unknown>>(db, "cast_analyses", "analysis");
+export const handouts = (db: SqlExecutor) => artifacts<Handout>(db, "session_handouts", "handout");

@@ -1,0 +1,21 @@
+// Beats: the narrative structure of a campaign (major beats, minor beats, steps).
+
+export const BEAT_TYPES = ["major", "minor", "step"] as const;
+export type BeatType = (typeof BEAT_TYPES)[number];
+
+export interface Beat {
+  id: string;
+  campaign_id: string;
+  label: string;
+  type: BeatType;
+  description: string | null;
+  index: number;
+  parent_id: string | null;
+  metadata: Record<string, unknown> | null;
+  game_session_ids: string[];
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** Only minor beats and steps hang under a parent. */
+export const mayHaveParent = (type: BeatType): boolean => type !== "major";

@@ -1,0 +1,19 @@
+// What the application needs from a record store: beats.
+import type { Beat } from "../../domain/beats.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
+import type { Listing, ReadOptions } from "../records.ts";
+
+export interface BeatRepository {
+  insert(beat: Beat): Promise<void>;
+  replace(beat: Beat): Promise<void>;
+  get(id: string, options?: ReadOptions): Promise<Beat | null>;
+  listByCampaign(campaignId: string, page: PageRequest): Promise<Listing<Beat>>;
+  listBySession(sessionId: string, page: PageRequest): Promise<Listing<Beat>>;
+  allBySession(sessionId: string): Promise<Beat[]>;
+  ancestry(id: string): Promise<Map<string, string | null>>;
+  /** Children lose their parent. */
+  orphanChildren(id: string, at: string): Promise<number>;
+  /** Beats lose a deleted session. */
+  forgetSession(sessionId: string): Promise<void>;
+  delete(id: string): Promise<boolean>;
+}

@@ -1,0 +1,33 @@
+// What the application needs from a record store: journal entries and folders.
+import type { JournalChunk, JournalEntry, JournalFolder, JournalShare } from "../../domain/journals.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
+import type { Listing, ReadOptions } from "../records.ts";
+
+export interface JournalRepository {
+  insert(entry: JournalEntry): Promise<void>;
+  replace(entry: JournalEntry): Promise<void>;
+  get(id: string, options?: ReadOptions): Promise<JournalEntry | null>;
+  /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. */
+  listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalEntry>>;
+  delete(id: string): Promise<boolean>;
+  shares(entryId: string): Promise<JournalShare[]>;
+  putShare(entryId: string, share: JournalShare, at: string): Promise<void>;
+  removeShare(entryId: string, userId: string): Promise<void>;
+  /** Tokens of every entry of the campaign except one (the one being saved). */
+  campaignTokens(campaignId: string, exceptEntryId: string | null): Promise<number>;
+  replaceChunks(entryId: string, campaignId: string, chunks: JournalChunk[]): Promise<void>;
+  chunks(entryId: string): Promise<JournalChunk[]>;
+  moveFolderEntriesToRoot(folderId: string): Promise<number>;
+}
+
+export interface FolderRepository {
+  /** Returns false when the campaign already has a folder at that path. */
+  insert(folder: JournalFolder): Promise<boolean>;
+  replace(folder: JournalFolder): Promise<boolean>;
+  get(id: string, options?: ReadOptions): Promise<JournalFolder | null>;
+  list(campaignId: string, parentId?: string): Promise<JournalFolder[]>;
+  /** Parent of each folder on the way up from `id`. */
+  ancestry(id: string): Promise<Map<string, string | null>>;
+  reparentChildren(folderId: string, newParentId: string | null, at: string): Promise<number>;
+  delete(id: string): Promise<boolean>;
+}

@@ -1,0 +1,23 @@
+// What the application needs from a record store: moments.
+import type { Moment } from "../../domain/moments.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
+import type { Listing, ReadOptions } from "../records.ts";
+
+export interface MomentFilters {
+  campaignId?: string;
+  sessionId?: string;
+  sessionIds?: string[];
+  search?: string;
+  categories?: string[];
+  kind?: string;
+  /** Moments linked (through their links) to any of these records. */
+  linkedTo?: string[];
+}
+
+export interface MomentRepository {
+  insert(moment: Moment): Promise<void>;
+  replace(moment: Moment): Promise<void>;
+  get(id: string, options?: ReadOptions): Promise<Moment | null>;
+  list(filters: MomentFilters, page: PageRequest): Promise<Listing<Moment>>;
+  delete(id: string): Promise<boolean>;
+}

@@ -1,0 +1,39 @@
+// What the application needs from a record store: sessions, transcripts, and the artifacts of a session (cast analyses, handouts).
+import type { PageRequest } from "../../domain/pagination.ts";
+import type { Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
+import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
+import type { Listing, ReadOptions } from "../records.ts";
+
+export interface SessionListFilters {
+  type?: SessionType;
+  publicOnly?: boolean;
+}
+
+export interface SessionRepository {
+  insert(session: Session): Promise<void>;
+  replace(session: Session): Promise<void>;
+  get(id: string, options?: ReadOptions): Promise<Session | null>;
+  /** Newest first, with each session's number (date order, from 1). */
+  list(campaignId: string, filters: SessionListFilters, page: PageRequest): Promise<Listing<Session & { index: number }>>;
+  numberOf(session: Session): Promise<number>;
+  /** The sessions with these ids, numbered in date order within their campaign. */
+  refs(campaignId: string, ids: string[]): Promise<Map<string, SessionRef>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface TranscriptRepository {
+  /** Removes a session's utterances (before a new import). */
+  clear(sessionId: string): Promise<void>;
+  append(sessionId: string, utterances: StoredUtterance[]): Promise<void>;
+  put(record: TranscriptRecord): Promise<void>;
+  get(sessionId: string): Promise<TranscriptRecord | null>;
+  /** Utterances in order from `fromPosition`, at most `limit`. */
+  utterances(sessionId: string, fromPosition: number, limit: number): Promise<StoredUtterance[]>;
+  delete(sessionId: string): Promise<void>;
+}
+
+export interface ArtifactRepository<T> {
+  put(artifact: SessionArtifact<T>): Promise<SessionArtifact<T>>;
+  get(sessionId: string): Promise<SessionArtifact<T> | null>;
+  delete(sessionId: string): Promise<void>;
+}
