@@ -5,9 +5,12 @@ import fc from "fast-check";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { uuidV7 } from "../../adapters/system/system.ts";
 import type { Campaign } from "../../domain/campaign.ts";
-import type { Session } from "../../domain/sessions.ts";
-import type { Beat, Handout, Moment } from "../../domain/story.ts";
-import type { HeroAward, RecapEntry, RecordStore, SessionArtifact, StoredUtterance, TranscriptRecord } from "../../ports/records.ts";
+import type { Beat } from "../../domain/beats.ts";
+import type { Moment } from "../../domain/moments.ts";
+import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
+import type { Handout, Session, SessionArtifact } from "../../domain/sessions.ts";
+import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
+import type { RecordStore } from "../../ports/records.ts";
 import { announceSkip, recordBackends, type Backend } from "./backends.ts";
 
 export const newId = () => uuidV7.next();
