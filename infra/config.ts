@@ -14,6 +14,8 @@ export interface Config {
   logLevel: LogLevel;
   environment: string;
   corsOrigins: CorsOptions["origins"];
+  /** Gemini for answers and embeddings; without a key the service answers offline. */
+  gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
 }
 
 export interface ConfigVariable {
@@ -34,6 +36,10 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent. Logs are JSON lines on stderr; keys are never logged." },
   { name: "CMS_ENV", default: "development", meaning: "Environment name reported by /health." },
   { name: "CORS_ORIGINS", default: "*", meaning: "Origins whose browser pages may call the API and /mcp: * or a comma-separated list (https://foundry.example.com). * is safe: auth is a header, never a cookie." },
+  { name: "GEMINI_API_KEY", default: "(unset)", meaning: "Gemini API key for Ask's answers and embeddings; unset, answers are extractive and offline. Never logged." },
+  { name: "GEMINI_MODEL", default: "gemini-2.5-flash", meaning: "Gemini model that writes answers." },
+  { name: "GEMINI_EMBEDDING_MODEL", default: "gemini-embedding-001", meaning: "Gemini model for embeddings (768 dimensions). Changing it means re-embedding: vectors of different models are never compared." },
+  { name: "GEMINI_BASE_URL", default: "https://generativelanguage.googleapis.com", meaning: "http(s) address of the Gemini API or a compatible proxy, without the version path (the client adds /v1beta)." },
 ];
 
 export class ConfigError extends Error {}
@@ -83,6 +89,8 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   const corsOrigins = parseCorsOrigins(get("CORS_ORIGINS"));
   if (typeof corsOrigins === "object" && "error" in corsOrigins) throw new ConfigError(corsOrigins.error);
 
+  const gemini = parseGemini(get);
+
   return {
     port,
     host,
@@ -94,7 +102,40 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     logLevel: logLevel as LogLevel,
     environment: get("CMS_ENV") ?? "development",
     corsOrigins,
+    gemini,
   };
+}
+
+const GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com";
+// A model name ends up in a URL path: letters, digits, '.', '-', '_', optionally after "models/".
+const MODEL_NAME = /^(?:models\/)?[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+function parseGemini(get: (name: string) => string | undefined): Config["gemini"] {
+  const apiKey = get("GEMINI_API_KEY") ?? null;
+  // The message never repeats the key.
+  if (apiKey && !/^[A-Za-z0-9._-]{1,200}$/.test(apiKey))
+    throw new ConfigError("GEMINI_API_KEY must be one word of letters, digits, '.', '-' or '_' (as issued by Google AI Studio)");
+  const model = get("GEMINI_MODEL") ?? "gemini-2.5-flash";
+  const embeddingModel = get("GEMINI_EMBEDDING_MODEL") ?? "gemini-embedding-001";
+  for (const [name, value] of [["GEMINI_MODEL", model], ["GEMINI_EMBEDDING_MODEL", embeddingModel]] as const)
+    if (!MODEL_NAME.test(value)) throw new ConfigError(`${name} must be a model name such as gemini-2.5-flash (got "${value}")`);
+
+  const rawBase = get("GEMINI_BASE_URL");
+  let baseUrl = GEMINI_DEFAULT_BASE_URL;
+  if (rawBase) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(rawBase);
+    } catch {}
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol))
+      throw new ConfigError(`GEMINI_BASE_URL must be an http:// or https:// URL (got "${redactUrl(rawBase).replace(/[?#].*$/, "")}")`);
+    if (parsed.search || parsed.hash || parsed.username || parsed.password)
+      throw new ConfigError("GEMINI_BASE_URL must not carry credentials, a query or a fragment: the key goes in GEMINI_API_KEY");
+    if (/\/v1(?:beta|alpha)?\/?$/.test(parsed.pathname))
+      throw new ConfigError(`GEMINI_BASE_URL is the server address without the version path; the client adds /v1beta (got "${rawBase}")`);
+    baseUrl = rawBase.replace(/\/+$/, "");
+  }
+  return { apiKey, model, embeddingModel, baseUrl };
 }
 
 /** Hides the password of a connection URL in messages and logs. */

@@ -8,6 +8,7 @@ describe("configuration", () => {
   test("defaults: port 8000, ./data, embedded database, info logs", () => {
     const config = parseConfig({}, "/srv/cms");
     expect(config).toMatchObject({ port: 8000, dataDir: "/srv/cms/data", databaseUrl: null, adminKey: null, publicBaseUrl: "http://localhost:8000", logLevel: "info" });
+    expect(config.gemini).toEqual({ apiKey: null, model: "gemini-2.5-flash", embeddingModel: "gemini-embedding-001", baseUrl: "https://generativelanguage.googleapis.com" });
   });
 
   test("every variable is read", () => {
@@ -22,6 +23,10 @@ describe("configuration", () => {
       LOG_LEVEL: "WARN",
       CMS_ENV: "production",
       CORS_ORIGINS: "https://foundry.example.com, http://localhost:30000/",
+      GEMINI_API_KEY: "AIzaSyExample-key_0123456789abcdefghij",
+      GEMINI_MODEL: "gemini-2.5-pro",
+      GEMINI_EMBEDDING_MODEL: "models/text-embedding-004",
+      GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
     });
     expect(config).toEqual({
       port: 9001,
@@ -34,6 +39,12 @@ describe("configuration", () => {
       logLevel: "warn",
       environment: "production",
       corsOrigins: ["https://foundry.example.com", "http://localhost:30000"],
+      gemini: {
+        apiKey: "AIzaSyExample-key_0123456789abcdefghij",
+        model: "gemini-2.5-pro",
+        embeddingModel: "models/text-embedding-004",
+        baseUrl: "http://gemini-proxy.internal:8080/google",
+      },
     });
   });
 
@@ -50,6 +61,13 @@ describe("configuration", () => {
     [{ PUBLIC_BASE_URL: "not a url" }, "PUBLIC_BASE_URL"],
     [{ PUBLIC_BASE_URL: "ftp://x" }, "PUBLIC_BASE_URL"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ GEMINI_API_KEY: "two words" }, "GEMINI_API_KEY"],
+    [{ GEMINI_MODEL: "gemini/../../admin" }, "GEMINI_MODEL"],
+    [{ GEMINI_EMBEDDING_MODEL: "embedding 001" }, "GEMINI_EMBEDDING_MODEL"],
+    [{ GEMINI_BASE_URL: "generativelanguage.googleapis.com" }, "GEMINI_BASE_URL"],
+    [{ GEMINI_BASE_URL: "ftp://proxy.example.com" }, "GEMINI_BASE_URL"],
+    [{ GEMINI_BASE_URL: "https://generativelanguage.googleapis.com/v1beta" }, "GEMINI_BASE_URL"],
+    [{ GEMINI_BASE_URL: "https://proxy.example.com/?key=abc" }, "GEMINI_BASE_URL"],
   ] as [Record<string, string>, string][])("a wrong %p is refused naming %s", (env, name) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(name);
@@ -62,6 +80,22 @@ describe("configuration", () => {
       throw new Error("should have failed");
     } catch (error) {
       expect((error as Error).message).not.toContain("hunter2");
+    }
+  });
+
+  test("a Gemini key never appears in an error", () => {
+    for (const env of [
+      { GEMINI_API_KEY: "AIzaSecret 0123456789" },
+      { GEMINI_BASE_URL: "https://proxy.example.com/?key=AIzaSecret0123456789" },
+      { GEMINI_BASE_URL: "https://user:AIzaSecret0123456789@proxy.example.com/" },
+      { GEMINI_BASE_URL: "ftp://proxy.example.com/?key=AIzaSecret0123456789" },
+    ]) {
+      expect(() => parseConfig(env)).toThrow("GEMINI_");
+      try {
+        parseConfig(env);
+      } catch (error) {
+        expect((error as Error).message).not.toContain("AIzaSecret");
+      }
     }
   });
 
