@@ -25,8 +25,8 @@ export const timestamptz = codec(iso, (value) => value, "::timestamptz");
 export const timestamptzOrNull = codec(isoOrNull, (value) => value, "::timestamptz");
 /** A jsonb array of strings (aliases, categories, session ids). */
 export const textList = codec(jsonArray, json, "::text::jsonb");
-/** A jsonb value; a database null reads as `fallback`. */
-export const jsonb = <V>(fallback: V) => codec((value) => (value ?? fallback) as V, jsonOrNull, "::text::jsonb");
+/** A jsonb value; a database null reads as (a copy of) `fallback`. */
+export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
 
 /** A column written from the record (or a write's extra value) but not read back: search text, a card image. */
 export interface WrittenColumn<T, W> {
