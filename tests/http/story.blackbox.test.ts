@@ -148,6 +148,18 @@ for (const backend of backends) {
       });
     });
 
+    test("spotlight equity leaves out the campaign's gm speakers and the GM titles, and no one else by name", async () => {
+      const table = (await gm.api.post("/v1/campaigns", { title: "Spotlight table" })).body;
+      expect((await admin.post(`/internal/v1/campaigns/${table.id}/speakers`, { name: "Marisha", roles: ["gm"] })).status).toBe(201);
+      const session = await newSession({ campaign_id: table.id });
+      const text = "Marisha: You enter the hall.\nDM: Roll for it.\nMatt: I look around the room.\nSam: Twenty!";
+      expect((await importBody(session.id, text, "text/plain")).status).toBe(201);
+      const analysis = (await gm.api.get(`/v1/sessions/${session.id}/cast-analysis`)).body.analysis;
+      expect(analysis.spotlightEquity.excluded).toEqual(["DM", "Marisha"]);
+      // Players' words 5 (Matt) and 1 (Sam): mean absolute difference 8/4 over twice the mean 3 = 1/3.
+      expect(analysis.spotlightEquity.gini).toBeCloseTo(1 / 3, 4);
+    });
+
     describe("handouts", () => {
       test("generated from the transcript and records; stored when a first party sends one; validated", async () => {
         const session = await newSession({ title: "Handout session" });
