@@ -95,19 +95,29 @@ export interface ServerWithUsers<Name extends string> {
 /** A server on the embedded database (the default), for suites that run on it alone. */
 export const EMBEDDED: Pick<Backend, "startServer"> = { startServer: () => startServer() };
 
+/** What a fixture's `ready` may return: work to undo before the server stops (closing a client). */
+export type Cleanup = () => Promise<void> | void;
+
 /**
  * For the enclosing describe block: a server on `backend` with users of these names (the first is
- * usually the game master), handed to `ready` before the tests run; stopped after the block.
+ * usually the game master), handed to `ready` before the tests run; stopped after the block, once
+ * the cleanup `ready` returned (if any) has run.
  */
-export function serverWithUsers<Name extends string>(backend: Pick<Backend, "startServer">, names: readonly Name[], ready: (fixture: ServerWithUsers<Name>) => Promise<void> | void): void {
+export function serverWithUsers<Name extends string>(
+  backend: Pick<Backend, "startServer">,
+  names: readonly Name[],
+  ready: (fixture: ServerWithUsers<Name>) => Promise<Cleanup | void> | Cleanup | void,
+): void {
   let server: TestServer | undefined;
+  let cleanup: Cleanup | void;
   beforeAll(async () => {
     server = await backend.startServer();
     const users = {} as Record<Name, User>;
     for (const name of names) users[name] = await newUser(server.url, server.adminKey, name);
-    await ready({ server, admin: client(server.url, server.adminKey), users });
+    cleanup = await ready({ server, admin: client(server.url, server.adminKey), users });
   });
   afterAll(async () => {
+    await cleanup?.();
     await server?.stop();
   });
 }
