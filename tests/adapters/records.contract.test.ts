@@ -8,28 +8,18 @@ import type { Campaign } from "../../domain/campaign.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend, recordBackends } from "../support/backends.ts";
 import fc from "fast-check";
-import { journalPermission, type PermissionLevel } from "../../domain/journals.ts";
+import { journalPermission, type JournalEntry, type PermissionLevel } from "../../domain/journals.ts";
+import { at, campaignRecord } from "../support/records.ts";
 
 const backends = await recordBackends();
 
-const at = (offsetMs = 0) => new Date(Date.UTC(2026, 0, 1) + offsetMs).toISOString();
+const campaignOf = (owner: string, title: string, created_at = at(), extra: Partial<Campaign> = {}): Campaign => campaignRecord(owner, { title, created_at, ...extra });
 
-const campaignOf = (owner: string, title: string, created_at = at(), extra: Partial<Campaign> = {}): Campaign => ({
-  id: uuidV7.next(),
-  title,
-  description: null,
-  system: null,
-  summary: null,
-  language: "en",
-  image: null,
-  public: false,
-  mature: false,
-  owner_id: owner,
-  archived: false,
-  archived_at: null,
-  created_at,
-  updated_at: null,
-  ...extra,
+/** A journal entry with every optional field empty: who wrote it and whether it is public vary. */
+const entryOf = (campaignId: string, author: string, isPublic: boolean): JournalEntry => ({
+  id: uuidV7.next(), campaign_id: campaignId, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
+  cover_image: null, is_pinned: false, is_public: isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
+  author_id: author, last_edited_by_id: null, created_at: at(), updated_at: null,
 });
 
 await forEachBackend("record store contract", (backend) => {
@@ -339,12 +329,9 @@ await forEachBackend("record store contract", (backend) => {
       fc.asyncProperty(arbitrary, async (specs) => {
         const created: { id: string; spec: (typeof specs)[number] }[] = [];
         for (const spec of specs) {
-          const id = uuidV7.next();
-          await store.journals.insert({
-            id, campaign_id: campaign.id, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
-            cover_image: null, is_pinned: false, is_public: spec.isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
-            author_id: spec.author, last_edited_by_id: null, created_at: at(), updated_at: null,
-          });
+          const entry = entryOf(campaign.id, spec.author, spec.isPublic);
+          const id = entry.id;
+          await store.journals.insert(entry);
           for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
           created.push({ id, spec });
         }
@@ -384,12 +371,9 @@ await forEachBackend("record store contract", (backend) => {
         const fromEntry = new Map<string, string>();
         const created: { id: string; spec: (typeof specs)[number] }[] = [];
         for (const spec of specs) {
-          const id = uuidV7.next();
-          await store.journals.insert({
-            id, campaign_id: campaign.id, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
-            cover_image: null, is_pinned: false, is_public: spec.isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
-            author_id: spec.author, last_edited_by_id: null, created_at: at(), updated_at: null,
-          });
+          const entry = entryOf(campaign.id, spec.author, spec.isPublic);
+          const id = entry.id;
+          await store.journals.insert(entry);
           for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
           for (let i = 0; i < spec.links; i++) {
             const link = await store.links.upsert({
