@@ -2,7 +2,7 @@
 import { characterSearchText, type Character, type CharacterType } from "../../domain/characters.ts";
 import type { CharacterRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged } from "./rows.ts";
+import { paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
@@ -33,18 +33,13 @@ export function characters(db: SqlExecutor): CharacterRepository {
   return {
     ...crud(db, CHARACTERS),
     async list(campaignId, filters, page) {
-      const params: unknown[] = [campaignId];
-      const where = [`c.campaign_id = $1`];
-      const order = `c.created_at desc, c.id desc`;
-      if (filters.type) {
-        params.push(filters.type);
-        where.push(`c.type = $${params.length}`);
-      }
-      if (filters.approvedOnly) where.push(`c.approved`);
+      const where = new Where().add(campaignId, (p) => `c.campaign_id = ${p}`);
+      if (filters.type) where.add(filters.type, (p) => `c.type = ${p}`);
+      if (filters.approvedOnly) where.also(`c.approved`);
       const columns = CHARACTERS.columns("c");
       const { rows, total } = filters.search
-        ? await searchedList(db, columns, "c", where, params, filters.search, page)
-        : await paged(db, columns, `from characters c where ${where.join(" and ")}`, order, params, page);
+        ? await searchedList(db, columns, "c", where.clauses, where.params, filters.search, page)
+        : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page);
       return { rows: rows.map(CHARACTERS.toRecord), total };
     },
   };

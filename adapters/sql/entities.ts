@@ -2,7 +2,7 @@
 import { entitySearchText, type Entity, type EntityKind } from "../../domain/entities.ts";
 import type { EntityRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged } from "./rows.ts";
+import { paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { ancestry, boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
@@ -30,13 +30,11 @@ export function entities(db: SqlExecutor): EntityRepository {
   return {
     ...crud(db, ENTITIES),
     async list(campaignId, kind, filters, page) {
-      const params: unknown[] = [campaignId, kind];
-      const where = [`e.campaign_id = $1`, `e.kind = $2`];
-      const order = `e.created_at desc, e.id desc`;
+      const where = new Where().add(campaignId, (p) => `e.campaign_id = ${p}`).add(kind, (p) => `e.kind = ${p}`);
       const columns = ENTITIES.columns("e");
       const { rows, total } = filters.search
-        ? await searchedList(db, columns, "e", where, params, filters.search, page)
-        : await paged(db, columns, `from entities e where ${where.join(" and ")}`, order, params, page);
+        ? await searchedList(db, columns, "e", where.clauses, where.params, filters.search, page)
+        : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page);
       return { rows: rows.map(ENTITIES.toRecord), total };
     },
     ancestry: (id) => ancestry(db, "entities", id),

@@ -2,7 +2,7 @@
 import type { JournalEntry, JournalFolder, JournalStatus, PermissionLevel } from "../../domain/journals.ts";
 import type { FolderRepository, JournalRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { isUniqueViolation, json, paged, str } from "./rows.ts";
+import { isUniqueViolation, json, paged, str, Where } from "./rows.ts";
 import { ancestry, boolean, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 const ENTRIES = table<JournalEntry>("journal_entries", {
@@ -36,14 +36,10 @@ export function journals(db: SqlExecutor): JournalRepository {
   return {
     ...crud(db, ENTRIES),
     async listVisible(campaignId, viewerId, filters, page) {
-      const params: unknown[] = [campaignId, viewerId];
-      const where = [`e.campaign_id = $1`, VISIBLE_TO("e", "$2")];
-      if (filters.folderId) {
-        params.push(filters.folderId);
-        where.push(`e.folder_id = $${params.length}`);
-      }
+      const where = new Where().add(campaignId, (p) => `e.campaign_id = ${p}`).add(viewerId, (p) => VISIBLE_TO("e", p));
+      if (filters.folderId) where.add(filters.folderId, (p) => `e.folder_id = ${p}`);
       const order = `e.is_pinned desc, coalesce(e.updated_at, e.created_at) desc, e.id desc`;
-      const { rows, total } = await paged(db, ENTRIES.columns("e"), `from journal_entries e where ${where.join(" and ")}`, order, params, page);
+      const { rows, total } = await paged(db, ENTRIES.columns("e"), `from journal_entries e where ${where.sql}`, order, where.params, page);
       return { rows: rows.map(ENTRIES.toRecord), total };
     },
     async shares(entryId) {

@@ -4,7 +4,7 @@ import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
 import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository, TextSource } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
-import { iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str } from "./rows.ts";
+import { iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 const LINKS = table<Link>("links", {
@@ -40,22 +40,13 @@ export function links(db: SqlExecutor): LinkRepository {
     },
     get: crud(db, LINKS).get,
     async list(campaignId, filters, page, viewerId) {
-      const params: unknown[] = [campaignId];
-      const where = [`l.campaign_id = $1`];
-      if (viewerId !== null) {
-        params.push(viewerId);
-        where.push(JOURNAL_ENDS_VISIBLE(`$${params.length}`));
-      }
+      const where = new Where().add(campaignId, (p) => `l.campaign_id = ${p}`);
+      if (viewerId !== null) where.add(viewerId, JOURNAL_ENDS_VISIBLE);
       for (const column of ["to_id", "from_id", "to_type", "from_type"] as const) {
-        if (filters[column] === undefined) continue;
-        params.push(filters[column]);
-        where.push(`l.${column} = $${params.length}`);
+        if (filters[column] !== undefined) where.add(filters[column], (p) => `l.${column} = ${p}`);
       }
-      if (filters.alias !== undefined) {
-        params.push(filters.alias.trim().toLowerCase().replace(/\s+/g, " "));
-        where.push(`l.alias_key = $${params.length}`);
-      }
-      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.join(" and ")}`, `l.created_at desc, l.id desc`, params, page);
+      if (filters.alias !== undefined) where.add(filters.alias.trim().toLowerCase().replace(/\s+/g, " "), (p) => `l.alias_key = ${p}`);
+      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page);
       return { rows: rows.map(toLink), total };
     },
     async updateAlias(id, alias, aliasKey) {

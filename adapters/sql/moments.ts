@@ -2,7 +2,7 @@
 import type { Moment } from "../../domain/moments.ts";
 import type { MomentRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { json, likePattern, paged } from "./rows.ts";
+import { json, likePattern, paged, Where } from "./rows.ts";
 import { crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 const MOMENTS = table<Moment>("moments", {
@@ -24,21 +24,16 @@ export function moments(db: SqlExecutor): MomentRepository {
   return {
     ...crud(db, MOMENTS),
     async list(filters, page) {
-      const params: unknown[] = [];
-      const where: string[] = [];
-      const add = (clause: (at: number) => string, value: unknown) => {
-        params.push(value);
-        where.push(clause(params.length));
-      };
-      if (filters.campaignId) add((at) => `m.campaign_id = $${at}`, filters.campaignId);
-      if (filters.sessionId) add((at) => `m.session_id = $${at}`, filters.sessionId);
-      if (filters.sessionIds?.length) add((at) => `m.session_id = any (select jsonb_array_elements_text($${at}::text::jsonb))`, json(filters.sessionIds));
-      if (filters.search) add((at) => `m.label ilike $${at}`, likePattern(filters.search));
-      if (filters.categories?.length) add((at) => `m.categories ?| array(select jsonb_array_elements_text($${at}::text::jsonb))`, json(filters.categories));
-      if (filters.kind) add((at) => `m.kind = $${at}`, filters.kind);
+      const where = new Where();
+      if (filters.campaignId) where.add(filters.campaignId, (p) => `m.campaign_id = ${p}`);
+      if (filters.sessionId) where.add(filters.sessionId, (p) => `m.session_id = ${p}`);
+      if (filters.sessionIds?.length) where.add(json(filters.sessionIds), (p) => `m.session_id = any (select jsonb_array_elements_text(${p}::text::jsonb))`);
+      if (filters.search) where.add(likePattern(filters.search), (p) => `m.label ilike ${p}`);
+      if (filters.categories?.length) where.add(json(filters.categories), (p) => `m.categories ?| array(select jsonb_array_elements_text(${p}::text::jsonb))`);
+      if (filters.kind) where.add(filters.kind, (p) => `m.kind = ${p}`);
       if (filters.linkedTo?.length)
-        add((at) => `exists (select 1 from links l where l.from_type = 'Moment' and l.from_id = m.id and l.to_id = any (select jsonb_array_elements_text($${at}::text::jsonb)))`, json(filters.linkedTo));
-      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.join(" and ") || "true"}`, `m.created_at desc, m.id desc`, params, page);
+        where.add(json(filters.linkedTo), (p) => `exists (select 1 from links l where l.from_type = 'Moment' and l.from_id = m.id and l.to_id = any (select jsonb_array_elements_text(${p}::text::jsonb)))`);
+      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page);
       return { rows: rows.map(MOMENTS.toRecord), total };
     },
   };

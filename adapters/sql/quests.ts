@@ -2,7 +2,7 @@
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { likePattern, paged } from "./rows.ts";
+import { likePattern, paged, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 /** Name, giver and the narrative fields: what quest search matches. */
@@ -39,21 +39,11 @@ export function quests(db: SqlExecutor): QuestRepository {
   return {
     ...crud(db, QUESTS),
     async list(campaignId, filters, page) {
-      const params: unknown[] = [campaignId];
-      const where = [`campaign_id = $1`];
-      if (filters.status) {
-        params.push(filters.status);
-        where.push(`status = $${params.length}`);
-      }
-      if (filters.quest_category) {
-        params.push(filters.quest_category);
-        where.push(`quest_category = $${params.length}`);
-      }
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        where.push(`search_text ilike $${params.length}`);
-      }
-      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.join(" and ")}`, `order_index, created_at, id`, params, page);
+      const where = new Where().add(campaignId, (p) => `campaign_id = ${p}`);
+      if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
+      if (filters.quest_category) where.add(filters.quest_category, (p) => `quest_category = ${p}`);
+      if (filters.search) where.add(likePattern(filters.search), (p) => `search_text ilike ${p}`);
+      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page);
       return { rows: rows.map(QUESTS.toRecord), total };
     },
     async nextOrderIndex(campaignId) {

@@ -2,7 +2,7 @@
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { iso, likePattern, paged, str } from "./rows.ts";
+import { iso, likePattern, paged, str, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 /** A hero award with its card image, written with it and read apart (`awardCard`). */
@@ -50,15 +50,10 @@ const ENTRIES = table<RecapEntry>("recap_entries", {
   updated_at: timestamptzOrNull,
 });
 
-const recapWhere = (filters: { campaignId?: string; sessionId?: string }, params: unknown[], where: string[]) => {
-  if (filters.campaignId) {
-    params.push(filters.campaignId);
-    where.push(`campaign_id = $${params.length}`);
-  }
-  if (filters.sessionId) {
-    params.push(filters.sessionId);
-    where.push(`session_id = $${params.length}`);
-  }
+const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where = new Where()) => {
+  if (filters.campaignId) where.add(filters.campaignId, (p) => `campaign_id = ${p}`);
+  if (filters.sessionId) where.add(filters.sessionId, (p) => `session_id = ${p}`);
+  return where;
 };
 
 export function recaps(db: SqlExecutor): RecapRepository {
@@ -86,14 +81,9 @@ export function recaps(db: SqlExecutor): RecapRepository {
       return row?.png ? new Uint8Array(Buffer.from(str(row.png), "base64")) : null;
     },
     async listAwards(filters, page) {
-      const params: unknown[] = [];
-      const where: string[] = [];
-      recapWhere(filters, params, where);
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        where.push(`(title ilike $${params.length} or description ilike $${params.length} or character_name ilike $${params.length})`);
-      }
-      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.join(" and ") || "true"}`, `order_index, created_at, id`, params, page);
+      const where = recapWhere(filters);
+      if (filters.search) where.add(likePattern(filters.search), (p) => `(title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
+      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page);
       return { rows: rows.map(AWARDS.toRecord), total };
     },
     deleteAward: awards.delete,
@@ -101,15 +91,9 @@ export function recaps(db: SqlExecutor): RecapRepository {
     replaceEntry: entries.replace,
     getEntry: entries.get,
     async listEntries(type, filters, page) {
-      const params: unknown[] = [type];
-      const where = [`entry_type = $1`];
-      recapWhere(filters, params, where);
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        const at = params.length;
-        where.push(`(text ilike $${at} or title ilike $${at} or description ilike $${at} or character_name ilike $${at} or speaker ilike $${at})`);
-      }
-      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.join(" and ")}`, `order_index, created_at, id`, params, page);
+      const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
+      if (filters.search) where.add(likePattern(filters.search), (p) => `(text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
+      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page);
       return { rows: rows.map(ENTRIES.toRecord), total };
     },
     deleteEntry: entries.delete,

@@ -2,7 +2,7 @@
 import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, json, jsonArray, num, paged, str } from "./rows.ts";
+import { iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
 import { boolean, crud, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
 const SESSIONS = table<Session>(
@@ -30,16 +30,12 @@ export function sessions(db: SqlExecutor): SessionRepository {
   return {
     ...crud(db, SESSIONS),
     async list(campaignId, filters, page) {
-      const params: unknown[] = [campaignId];
-      const where: string[] = [];
-      if (filters.type) {
-        params.push(filters.type);
-        where.push(`type = $${params.length}`);
-      }
-      if (filters.publicOnly) where.push(`public`);
-      const filter = where.length ? `where ${where.join(" and ")}` : "";
-      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s ${filter}`;
-      const { rows, total } = await paged(db, "*", `from ${numbered}`, `session_date desc, created_at desc, id desc`, params, page);
+      // Numbered over the whole campaign ($1) before the filters, so a filtered list keeps each session's number.
+      const where = new Where([campaignId]);
+      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s`;
+      if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
+      if (filters.publicOnly) where.also(`public`);
+      const { rows, total } = await paged(db, "*", `from ${numbered} where ${where.sql}`, `session_date desc, created_at desc, id desc`, where.params, page);
       return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {
