@@ -22,6 +22,14 @@ const entryOf = (campaignId: string, author: string, isPublic: boolean): Journal
   author_id: author, last_edited_by_id: null, created_at: at(), updated_at: null,
 });
 
+/** Inserts such an entry with its shares (user → level); its id. */
+async function insertShared(store: RecordStore, campaignId: string, spec: { author: string; isPublic: boolean; shares: Record<string, string> }): Promise<string> {
+  const entry = entryOf(campaignId, spec.author, spec.isPublic);
+  await store.journals.insert(entry);
+  for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(entry.id, { user_id: user, level: level as PermissionLevel }, at());
+  return entry.id;
+}
+
 await forEachBackend("record store contract", (backend) => {
   let store: RecordStore;
   let close: () => Promise<void>;
@@ -329,10 +337,7 @@ await forEachBackend("record store contract", (backend) => {
       fc.asyncProperty(arbitrary, async (specs) => {
         const created: { id: string; spec: (typeof specs)[number] }[] = [];
         for (const spec of specs) {
-          const entry = entryOf(campaign.id, spec.author, spec.isPublic);
-          const id = entry.id;
-          await store.journals.insert(entry);
-          for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
+          const id = await insertShared(store, campaign.id, spec);
           created.push({ id, spec });
         }
         for (const viewer of users) {
@@ -371,10 +376,7 @@ await forEachBackend("record store contract", (backend) => {
         const fromEntry = new Map<string, string>();
         const created: { id: string; spec: (typeof specs)[number] }[] = [];
         for (const spec of specs) {
-          const entry = entryOf(campaign.id, spec.author, spec.isPublic);
-          const id = entry.id;
-          await store.journals.insert(entry);
-          for (const [user, level] of Object.entries(spec.shares)) await store.journals.putShare(id, { user_id: user, level: level as PermissionLevel }, at());
+          const id = await insertShared(store, campaign.id, spec);
           for (let i = 0; i < spec.links; i++) {
             const link = await store.links.upsert({
               id: uuidV7.next(), campaign_id: campaign.id, from_id: id, from_type: "Journal", to_id: `t${i}`, to_type: "Character", alias: `a${i}`, alias_key: `a${i}`, origin: "wikilink", created_at: at(),
