@@ -7,6 +7,7 @@ import { estimateTokens } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { Handout, Session, SessionArtifact, SessionType } from "../domain/sessions.ts";
 import type { Moment } from "../domain/moments.ts";
+import { gameMasterNames } from "../domain/speakers.ts";
 import { parserFor, sniffFormat, speakersOf, TranscriptError, type StoredUtterance, type TranscriptFormat, type TranscriptRecord, type Utterance } from "../domain/transcripts.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
@@ -193,7 +194,6 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
       if (known.has(label.toLowerCase())) continue;
       await tx.speakers.insert({ id: deps.ids.next(), campaign_id: session.campaign_id, name: normalizeAlias(label), handle: null, user_id: null, roles: [], created_at: nowIso(deps) });
     }
-    const gm = campaignSpeakers.filter((s) => s.roles.includes("gm")).map((s) => s.name);
     const previous = await tx.transcripts.get(sessionId);
     const at = nowIso(deps);
     await tx.transcripts.put({
@@ -212,7 +212,7 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
       id: existing?.id ?? deps.ids.next(),
       session_id: sessionId,
       campaign_id: session.campaign_id,
-      body: finishCastAnalysis(staged.cast, gm.length ? gm : ["GM", "DM", "MATT"]) as unknown as Record<string, unknown>,
+      body: finishCastAnalysis(staged.cast, gameMasterNames(campaignSpeakers)) as unknown as Record<string, unknown>,
       source: "computed",
       pdf_saved_at: null,
       pdf_page_count: null,
@@ -427,7 +427,7 @@ export async function generateHandout(deps: Deps, caller: Caller, sessionId: str
     moments: (await deps.records.moments.list({ sessionId }, { page: 1, size: 100 })).rows,
     characters: characters.rows.map((c) => ({ name: c.character_name, aliases: c.character_aliases, description: c.description, speaker: c.speaker_id ? (speakerName.get(c.speaker_id) ?? null) : null })),
     entities: entities.flatMap((listing) => listing.rows.map((e) => ({ kind: e.kind, name: e.name, aliases: e.aliases, description: e.description }))),
-    gmSpeakers: speakers.filter((s) => s.roles.includes("gm")).map((s) => s.name).concat(["GM", "DM", "MATT"]),
+    gmSpeakers: gameMasterNames(speakers),
   });
   return ok(await saveHandout(deps, session, handout, deps.writer.name));
 }

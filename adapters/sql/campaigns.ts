@@ -2,7 +2,7 @@
 import { emptyCounts, STAT_KINDS, type Campaign, type CampaignChanges, type CharacterArcSettings, type FieldDefinition, type Membership } from "../../domain/campaign.ts";
 import type { CampaignRepository, CampaignSettingsRepository, MemberRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, json, jsonArray, likePattern, lockClause, paged, str, strOrNull } from "./rows.ts";
+import { iso, isoOrNull, json, jsonArray, likePattern, lockClause, paged, str, strOrNull, Where } from "./rows.ts";
 
 export const CAMPAIGN_COLUMNS = `c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature,
   c.owner_id, c.archived_at, c.created_at, c.updated_at`;
@@ -56,23 +56,13 @@ export function campaigns(db: SqlExecutor): CampaignRepository {
       return row ? { campaign: toCampaign(row), roles: jsonArray(row.member_roles) } : null;
     },
     async listVisibleTo(userId, filters, page) {
-      const params: unknown[] = [];
-      const where: string[] = [];
-      if (filters.publicOnly) where.push(`c.public`);
-      else {
-        params.push(userId);
-        where.push(`(c.owner_id = $1 or exists (select 1 from campaign_members m where m.campaign_id = c.id and m.user_id = $1))`);
-      }
-      if (filters.ownerId) {
-        params.push(filters.ownerId);
-        where.push(`c.owner_id = $${params.length}`);
-      }
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        where.push(`(c.title ilike $${params.length} or c.description ilike $${params.length})`);
-      }
-      if (filters.archived !== undefined) where.push(filters.archived ? `c.archived_at is not null` : `c.archived_at is null`);
-      const { rows, total } = await paged(db, CAMPAIGN_COLUMNS, `from campaigns c where ${where.join(" and ")}`, `c.created_at desc, c.id desc`, params, page);
+      const where = new Where();
+      if (filters.publicOnly) where.also(`c.public`);
+      else where.add(userId, (p) => `(c.owner_id = ${p} or exists (select 1 from campaign_members m where m.campaign_id = c.id and m.user_id = ${p}))`);
+      if (filters.ownerId) where.add(filters.ownerId, (p) => `c.owner_id = ${p}`);
+      if (filters.search) where.add(likePattern(filters.search), (p) => `(c.title ilike ${p} or c.description ilike ${p})`);
+      if (filters.archived !== undefined) where.also(filters.archived ? `c.archived_at is not null` : `c.archived_at is null`);
+      const { rows, total } = await paged(db, CAMPAIGN_COLUMNS, `from campaigns c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page);
       return { rows: rows.map(toCampaign), total };
     },
     async update(id, changes: CampaignChanges, updatedAt) {

@@ -2,44 +2,26 @@
 import type { ApiKeyRecord, User, UserRole } from "../../domain/identity.ts";
 import type { ApiKeyRepository, UserRepository } from "../../ports/records.ts";
 import { CAMPAIGN_COLUMNS, toCampaign } from "./campaigns.ts";
-import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, json, jsonArray, lockClause, str } from "./rows.ts";
+import type { SqlExecutor } from "./database.ts";
+import { json, jsonArray, lockClause, str } from "./rows.ts";
+import { crud, oneOf, table, text, textList, timestamptz, timestamptzOrNull } from "./table.ts";
 
-const toUser = (row: Row): User => ({
-  id: str(row.id),
-  name: str(row.name),
-  email: str(row.email),
-  role: str(row.role) as UserRole,
-  created_at: iso(row.created_at),
-});
+const USERS = table<User>("users", { id: text, name: text, email: text, role: oneOf<UserRole>(), created_at: timestamptz });
 
-const toKey = (row: Row): ApiKeyRecord => ({
-  id: str(row.id),
-  user_id: str(row.user_id),
-  prefix: str(row.prefix),
-  scopes: jsonArray(row.scopes),
-  created_at: iso(row.created_at),
-  revoked_at: isoOrNull(row.revoked_at),
-});
+const KEYS = table<ApiKeyRecord>("api_keys", { id: text, user_id: text, prefix: text, scopes: textList, created_at: timestamptz, revoked_at: timestamptzOrNull });
+const toKey = KEYS.toRecord;
 
 export function users(db: SqlExecutor): UserRepository {
   return {
     async insert(user) {
       // `on conflict` rather than catching the violation: an error would abort the caller's transaction.
-      const [row] = await db.query(
-        `insert into users (id, name, email, role, created_at) values ($1, $2, $3, $4, $5::timestamptz)
-         on conflict (email) do nothing returning *`,
-        [user.id, user.name, user.email, user.role, user.created_at],
-      );
-      return row ? toUser(row) : null;
+      const [row] = await db.query(`${USERS.insertSql} on conflict (email) do nothing returning *`, USERS.insertParams(user));
+      return row ? USERS.toRecord(row) : null;
     },
-    async get(id) {
-      const [row] = await db.query(`select * from users where id = $1`, [id]);
-      return row ? toUser(row) : null;
-    },
+    get: crud(db, USERS).get,
     async findByEmail(email, options) {
       const [row] = await db.query(`select * from users where email = $1${lockClause(options)}`, [email]);
-      return row ? toUser(row) : null;
+      return row ? USERS.toRecord(row) : null;
     },
     async count() {
       return Number((await db.query(`select count(*)::int as n from users`))[0]!.n);
@@ -76,10 +58,7 @@ export function apiKeys(db: SqlExecutor): ApiKeyRepository {
         campaign: row.id == null ? null : { campaign: toCampaign(row), roles: jsonArray(row.member_roles) },
       };
     },
-    async get(id) {
-      const [row] = await db.query(`select * from api_keys where id = $1`, [id]);
-      return row ? toKey(row) : null;
-    },
+    get: crud(db, KEYS).get,
     async revoke(id, at) {
       const rows = await db.query(
         `update api_keys set revoked_at = $2::timestamptz where id = $1 and revoked_at is null returning id`,

@@ -4,19 +4,21 @@ import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
 import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository, TextSource } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
-import { iso, isoOrNull, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, strOrNull } from "./rows.ts";
+import { iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
+import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
-const LINK_COLUMNS = `l.id, l.campaign_id, l.from_id, l.from_type, l.to_id, l.to_type, l.alias, l.created_at`;
-const toLink = (row: Row): Link => ({
-  id: str(row.id),
-  campaign_id: str(row.campaign_id),
-  from_id: str(row.from_id),
-  from_type: str(row.from_type) as LinkFromType,
-  to_id: str(row.to_id),
-  to_type: str(row.to_type) as LinkToType,
-  alias: str(row.alias),
-  created_at: iso(row.created_at),
+const LINKS = table<Link>("links", {
+  id: text,
+  campaign_id: text,
+  from_id: text,
+  from_type: oneOf<LinkFromType>(),
+  to_id: text,
+  to_type: oneOf<LinkToType>(),
+  alias: text,
+  created_at: timestamptz,
 });
+const LINK_COLUMNS = LINKS.columns("l");
+const toLink = LINKS.toRecord;
 
 /** A link whose source or target is a journal entry shows only to those who may see that entry. */
 const JOURNAL_ENDS_VISIBLE = (viewer: string) =>
@@ -36,27 +38,15 @@ export function links(db: SqlExecutor): LinkRepository {
       );
       return toLink(row!);
     },
-    async get(id, options) {
-      const [row] = await db.query(`select ${LINK_COLUMNS} from links l where l.id = $1${lockClause(options, "l")}`, [id]);
-      return row ? toLink(row) : null;
-    },
+    get: crud(db, LINKS).get,
     async list(campaignId, filters, page, viewerId) {
-      const params: unknown[] = [campaignId];
-      const where = [`l.campaign_id = $1`];
-      if (viewerId !== null) {
-        params.push(viewerId);
-        where.push(JOURNAL_ENDS_VISIBLE(`$${params.length}`));
-      }
+      const where = new Where().add(campaignId, (p) => `l.campaign_id = ${p}`);
+      if (viewerId !== null) where.add(viewerId, JOURNAL_ENDS_VISIBLE);
       for (const column of ["to_id", "from_id", "to_type", "from_type"] as const) {
-        if (filters[column] === undefined) continue;
-        params.push(filters[column]);
-        where.push(`l.${column} = $${params.length}`);
+        if (filters[column] !== undefined) where.add(filters[column], (p) => `l.${column} = ${p}`);
       }
-      if (filters.alias !== undefined) {
-        params.push(filters.alias.trim().toLowerCase().replace(/\s+/g, " "));
-        where.push(`l.alias_key = $${params.length}`);
-      }
-      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.join(" and ")}`, `l.created_at desc, l.id desc`, params, page);
+      if (filters.alias !== undefined) where.add(filters.alias.trim().toLowerCase().replace(/\s+/g, " "), (p) => `l.alias_key = ${p}`);
+      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page);
       return { rows: rows.map(toLink), total };
     },
     async updateAlias(id, alias, aliasKey) {
@@ -68,9 +58,7 @@ export function links(db: SqlExecutor): LinkRepository {
         throw error;
       }
     },
-    async delete(id) {
-      return (await db.query(`delete from links where id = $1 returning id`, [id])).length > 0;
-    },
+    delete: crud(db, LINKS).delete,
     async deleteTouching(recordId) {
       return (await db.query(`delete from links where from_id = $1 or to_id = $1 returning id`, [recordId])).length;
     },
@@ -173,20 +161,21 @@ export function lookup(db: SqlExecutor): LookupRepository {
   };
 }
 
-const toTask = (row: Row): Task => ({
-  id: str(row.id),
-  campaign_id: strOrNull(row.campaign_id),
-  kind: str(row.kind),
-  status: str(row.status) as Task["status"],
-  payload: (row.payload ?? {}) as Record<string, unknown>,
-  result: (row.result ?? null) as Record<string, unknown> | null,
-  error: strOrNull(row.error),
-  attempts: Number(row.attempts),
-  created_by: strOrNull(row.created_by),
-  created_at: iso(row.created_at),
-  started_at: isoOrNull(row.started_at),
-  finished_at: isoOrNull(row.finished_at),
+const TASKS = table<Task>("tasks", {
+  id: text,
+  campaign_id: textOrNull,
+  kind: text,
+  status: oneOf<Task["status"]>(),
+  payload: jsonb<Task["payload"]>({}),
+  result: jsonb<Task["result"]>(null),
+  error: textOrNull,
+  attempts: integer,
+  created_by: textOrNull,
+  created_at: timestamptz,
+  started_at: timestamptzOrNull,
+  finished_at: timestamptzOrNull,
 });
+const toTask = TASKS.toRecord;
 
 export function tasks(db: SqlExecutor): TaskRepository {
   return {
@@ -197,10 +186,7 @@ export function tasks(db: SqlExecutor): TaskRepository {
       );
       return toTask(row!);
     },
-    async get(id) {
-      const [row] = await db.query(`select * from tasks where id = $1`, [id]);
-      return row ? toTask(row) : null;
-    },
+    get: crud(db, TASKS).get,
     async claim(at, leaseUntil) {
       const [row] = await db.query(
         `update tasks set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, $1::timestamptz), lease_until = $2::timestamptz

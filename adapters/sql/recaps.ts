@@ -1,73 +1,64 @@
 // Recap cards (hero awards, quotes, spotlights) on SQL.
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
-import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, jsonOrNull, likePattern, lockClause, num, paged, str, strOrNull } from "./rows.ts";
+import type { SqlExecutor } from "./database.ts";
+import { iso, likePattern, paged, str, Where } from "./rows.ts";
+import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
-const toAward = (row: Row): HeroAward => ({
-  id: str(row.id),
-  campaign_id: str(row.campaign_id),
-  session_id: str(row.session_id),
-  title: str(row.title),
-  description: str(row.description),
-  character_name: str(row.character_name),
-  player_name: strOrNull(row.player_name),
-  tone_mode: str(row.tone_mode),
-  award_mode: str(row.award_mode),
-  style: str(row.style),
-  variant: str(row.variant),
-  custom_theme: (row.custom_theme ?? null) as HeroAward["custom_theme"],
-  order_index: num(row.order_index),
-  created_at: iso(row.created_at),
-  updated_at: isoOrNull(row.updated_at),
+/** A hero award with its card image, written with it and read apart (`awardCard`). */
+const AWARDS = table<HeroAward, Uint8Array | null>(
+  "hero_awards",
+  {
+    id: text,
+    campaign_id: text,
+    session_id: text,
+    title: text,
+    description: text,
+    character_name: text,
+    player_name: textOrNull,
+    tone_mode: text,
+    award_mode: text,
+    style: text,
+    variant: text,
+    custom_theme: jsonb<HeroAward["custom_theme"]>(null),
+    order_index: integer,
+    created_at: timestamptz,
+    updated_at: timestamptzOrNull,
+  },
+  { written: { card_png: { value: (_, card) => (card === null ? null : Buffer.from(card).toString("base64")), placeholder: (param) => `decode(${param}, 'base64')` } } },
+);
+
+const ENTRIES = table<RecapEntry>("recap_entries", {
+  id: text,
+  campaign_id: text,
+  session_id: text,
+  entry_type: oneOf<RecapEntry["entry_type"]>(),
+  pipeline_id: textOrNull,
+  recap_set_id: textOrNull,
+  text: textOrNull,
+  speaker: textOrNull,
+  character_name: textOrNull,
+  context: textOrNull,
+  title: textOrNull,
+  description: textOrNull,
+  player_name: textOrNull,
+  style: textOrNull,
+  custom_theme: jsonb<RecapEntry["custom_theme"]>(null),
+  order_index: integer,
+  source_moment_id: textOrNull,
+  created_at: timestamptz,
+  updated_at: timestamptzOrNull,
 });
 
-const AWARD_COLUMNS = `id, campaign_id, session_id, title, description, character_name, player_name, tone_mode, award_mode, style, variant, custom_theme, order_index, created_at, updated_at`;
-
-const awardParams = (a: HeroAward, card: Uint8Array | null) => [
-  a.id, a.campaign_id, a.session_id, a.title, a.description, a.character_name, a.player_name, a.tone_mode, a.award_mode, a.style, a.variant,
-  jsonOrNull(a.custom_theme), a.order_index, a.created_at, a.updated_at, card === null ? null : Buffer.from(card).toString("base64"),
-];
-
-const toEntry = (row: Row): RecapEntry => ({
-  id: str(row.id),
-  campaign_id: str(row.campaign_id),
-  session_id: str(row.session_id),
-  entry_type: str(row.entry_type) as RecapEntry["entry_type"],
-  pipeline_id: strOrNull(row.pipeline_id),
-  recap_set_id: strOrNull(row.recap_set_id),
-  text: strOrNull(row.text),
-  speaker: strOrNull(row.speaker),
-  character_name: strOrNull(row.character_name),
-  context: strOrNull(row.context),
-  title: strOrNull(row.title),
-  description: strOrNull(row.description),
-  player_name: strOrNull(row.player_name),
-  style: strOrNull(row.style),
-  custom_theme: (row.custom_theme ?? null) as RecapEntry["custom_theme"],
-  order_index: num(row.order_index),
-  source_moment_id: strOrNull(row.source_moment_id),
-  created_at: iso(row.created_at),
-  updated_at: isoOrNull(row.updated_at),
-});
-
-const entryParams = (e: RecapEntry) => [
-  e.id, e.campaign_id, e.session_id, e.entry_type, e.pipeline_id, e.recap_set_id, e.text, e.speaker, e.character_name, e.context, e.title,
-  e.description, e.player_name, e.style, jsonOrNull(e.custom_theme), e.order_index, e.source_moment_id, e.created_at, e.updated_at,
-];
-
-const recapWhere = (filters: { campaignId?: string; sessionId?: string }, params: unknown[], where: string[]) => {
-  if (filters.campaignId) {
-    params.push(filters.campaignId);
-    where.push(`campaign_id = $${params.length}`);
-  }
-  if (filters.sessionId) {
-    params.push(filters.sessionId);
-    where.push(`session_id = $${params.length}`);
-  }
+const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where = new Where()) => {
+  if (filters.campaignId) where.add(filters.campaignId, (p) => `campaign_id = ${p}`);
+  if (filters.sessionId) where.add(filters.sessionId, (p) => `session_id = ${p}`);
+  return where;
 };
 
 export function recaps(db: SqlExecutor): RecapRepository {
+  const awards = crud(db, AWARDS);
+  const entries = crud(db, ENTRIES);
   return {
     async pipeline(campaignId, sessionId, source, make) {
       const fresh = make();
@@ -82,77 +73,29 @@ export function recaps(db: SqlExecutor): RecapRepository {
     async countPipelines(sessionId) {
       return Number((await db.query(`select count(*)::int as n from recap_pipelines where session_id = $1`, [sessionId]))[0]!.n);
     },
-    async insertAward(a, card) {
-      await db.query(
-        `insert into hero_awards (${AWARD_COLUMNS}, card_png)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13, $14::timestamptz, $15::timestamptz, decode($16, 'base64'))`,
-        awardParams(a, card),
-      );
-    },
-    async replaceAward(a, card) {
-      await db.query(
-        `update hero_awards set campaign_id = $2, session_id = $3, title = $4, description = $5, character_name = $6, player_name = $7, tone_mode = $8,
-           award_mode = $9, style = $10, variant = $11, custom_theme = $12::text::jsonb, order_index = $13, created_at = $14::timestamptz,
-           updated_at = $15::timestamptz, card_png = decode($16, 'base64') where id = $1`,
-        awardParams(a, card),
-      );
-    },
-    async getAward(id, options) {
-      const [row] = await db.query(`select ${AWARD_COLUMNS} from hero_awards where id = $1${lockClause(options)}`, [id]);
-      return row ? toAward(row) : null;
-    },
+    insertAward: awards.insert,
+    replaceAward: awards.replace,
+    getAward: awards.get,
     async awardCard(id) {
       const [row] = await db.query(`select encode(card_png, 'base64') as png from hero_awards where id = $1`, [id]);
       return row?.png ? new Uint8Array(Buffer.from(str(row.png), "base64")) : null;
     },
     async listAwards(filters, page) {
-      const params: unknown[] = [];
-      const where: string[] = [];
-      recapWhere(filters, params, where);
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        where.push(`(title ilike $${params.length} or description ilike $${params.length} or character_name ilike $${params.length})`);
-      }
-      const { rows, total } = await paged(db, "*", `from (select ${AWARD_COLUMNS} from hero_awards) a where ${where.join(" and ") || "true"}`, `order_index, created_at, id`, params, page);
-      return { rows: rows.map(toAward), total };
+      const where = recapWhere(filters);
+      if (filters.search) where.add(likePattern(filters.search), (p) => `(title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
+      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page);
+      return { rows: rows.map(AWARDS.toRecord), total };
     },
-    async deleteAward(id) {
-      return (await db.query(`delete from hero_awards where id = $1 returning id`, [id])).length > 0;
-    },
-    async insertEntry(e) {
-      await db.query(
-        `insert into recap_entries (id, campaign_id, session_id, entry_type, pipeline_id, recap_set_id, text, speaker, character_name, context, title,
-           description, player_name, style, custom_theme, order_index, source_moment_id, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::text::jsonb, $16, $17, $18::timestamptz, $19::timestamptz)`,
-        entryParams(e),
-      );
-    },
-    async replaceEntry(e) {
-      await db.query(
-        `update recap_entries set campaign_id = $2, session_id = $3, entry_type = $4, pipeline_id = $5, recap_set_id = $6, text = $7, speaker = $8,
-           character_name = $9, context = $10, title = $11, description = $12, player_name = $13, style = $14, custom_theme = $15::text::jsonb,
-           order_index = $16, source_moment_id = $17, created_at = $18::timestamptz, updated_at = $19::timestamptz where id = $1`,
-        entryParams(e),
-      );
-    },
-    async getEntry(id, options) {
-      const [row] = await db.query(`select * from recap_entries where id = $1${lockClause(options)}`, [id]);
-      return row ? toEntry(row) : null;
-    },
+    deleteAward: awards.delete,
+    insertEntry: entries.insert,
+    replaceEntry: entries.replace,
+    getEntry: entries.get,
     async listEntries(type, filters, page) {
-      const params: unknown[] = [type];
-      const where = [`entry_type = $1`];
-      recapWhere(filters, params, where);
-      if (filters.search) {
-        params.push(likePattern(filters.search));
-        const at = params.length;
-        where.push(`(text ilike $${at} or title ilike $${at} or description ilike $${at} or character_name ilike $${at} or speaker ilike $${at})`);
-      }
-      const { rows, total } = await paged(db, "*", `from recap_entries where ${where.join(" and ")}`, `order_index, created_at, id`, params, page);
-      return { rows: rows.map(toEntry), total };
+      const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
+      if (filters.search) where.add(likePattern(filters.search), (p) => `(text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
+      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page);
+      return { rows: rows.map(ENTRIES.toRecord), total };
     },
-    async deleteEntry(id) {
-      return (await db.query(`delete from recap_entries where id = $1 returning id`, [id])).length > 0;
-    },
+    deleteEntry: entries.delete,
   };
 }

@@ -37,3 +37,23 @@ export async function paged(db: SqlExecutor, select: string, from: string, order
 }
 
 export const num = (value: unknown) => Number(value);
+
+/** A query's conditions and their parameters; each value gets the next `$n`, which `clause` is given. */
+export class Where {
+  readonly clauses: string[] = [];
+  /** `params`: values the query numbers itself ($1…) before the conditions'. */
+  constructor(readonly params: unknown[] = []) {}
+  add(value: unknown, clause: (param: string) => string): this {
+    this.params.push(value);
+    this.clauses.push(clause(`$${this.params.length}`));
+    return this;
+  }
+  /** A condition without a parameter. */
+  also(clause: string): this {
+    this.clauses.push(clause);
+    return this;
+  }
+  get sql(): string {
+    return this.clauses.join(" and ") || "true";
+  }
+}

@@ -2,55 +2,41 @@
 import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, json, jsonArray, lockClause, num, paged, str, strOrNull } from "./rows.ts";
+import { iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
+import { boolean, crud, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
-const toSession = (row: Row): Session => ({
-  id: str(row.id),
-  campaign_id: str(row.campaign_id),
-  type: str(row.type) as SessionType,
-  title: str(row.title),
-  summary: strOrNull(row.summary),
-  notes: strOrNull(row.notes),
-  session_date: iso(row.session_date),
-  image: strOrNull(row.image),
-  public: Boolean(row.public),
-  pbp_start_msg_url: strOrNull(row.pbp_start_msg_url),
-  pbp_end_msg_url: strOrNull(row.pbp_end_msg_url),
-  created_at: iso(row.created_at),
-  updated_at: isoOrNull(row.updated_at),
-});
+const SESSIONS = table<Session>(
+  "sessions",
+  {
+    id: text,
+    campaign_id: text,
+    type: oneOf<SessionType>(),
+    title: text,
+    summary: textOrNull,
+    notes: textOrNull,
+    session_date: timestamptz,
+    image: textOrNull,
+    public: boolean,
+    pbp_start_msg_url: textOrNull,
+    pbp_end_msg_url: textOrNull,
+    created_at: timestamptz,
+    updated_at: timestamptzOrNull,
+  },
+  // A session's campaign, type and play-by-post links are set when it is made.
+  { replaced: ["title", "summary", "notes", "session_date", "image", "public", "updated_at"] },
+);
 
 export function sessions(db: SqlExecutor): SessionRepository {
   return {
-    async insert(s) {
-      await db.query(
-        `insert into sessions (id, campaign_id, type, title, summary, notes, session_date, image, public, pbp_start_msg_url, pbp_end_msg_url, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz)`,
-        [s.id, s.campaign_id, s.type, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.pbp_start_msg_url, s.pbp_end_msg_url, s.created_at, s.updated_at],
-      );
-    },
-    async replace(s) {
-      await db.query(
-        `update sessions set title = $2, summary = $3, notes = $4, session_date = $5::timestamptz, image = $6, public = $7, updated_at = $8::timestamptz where id = $1`,
-        [s.id, s.title, s.summary, s.notes, s.session_date, s.image, s.public, s.updated_at],
-      );
-    },
-    async get(id, options) {
-      const [row] = await db.query(`select * from sessions where id = $1${lockClause(options)}`, [id]);
-      return row ? toSession(row) : null;
-    },
+    ...crud(db, SESSIONS),
     async list(campaignId, filters, page) {
-      const params: unknown[] = [campaignId];
-      const where: string[] = [];
-      if (filters.type) {
-        params.push(filters.type);
-        where.push(`type = $${params.length}`);
-      }
-      if (filters.publicOnly) where.push(`public`);
-      const filter = where.length ? `where ${where.join(" and ")}` : "";
-      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s ${filter}`;
-      const { rows, total } = await paged(db, "*", `from ${numbered}`, `session_date desc, created_at desc, id desc`, params, page);
-      return { rows: rows.map((row) => ({ ...toSession(row), index: Number(row.number) })), total };
+      // Numbered over the whole campaign ($1) before the filters, so a filtered list keeps each session's number.
+      const where = new Where([campaignId]);
+      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s`;
+      if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
+      if (filters.publicOnly) where.also(`public`);
+      const { rows, total } = await paged(db, "*", `from ${numbered} where ${where.sql}`, `session_date desc, created_at desc, id desc`, where.params, page);
+      return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {
       const [row] = await db.query(
@@ -69,9 +55,6 @@ export function sessions(db: SqlExecutor): SessionRepository {
         [campaignId, json(ids)],
       );
       return new Map(rows.map((row): [string, SessionRef] => [str(row.id), { id: str(row.id), number: Number(row.number), title: str(row.title), session_date: iso(row.session_date) }]));
-    },
-    async delete(id) {
-      return (await db.query(`delete from sessions where id = $1 returning id`, [id])).length > 0;
     },
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { analyzeUtterances, gini } from "../../domain/cast.ts";
 import { crd3Parser, plainTextParser, sniffFormat, srtParser, TranscriptError, vttParser, wordCount, type TranscriptParser, type Utterance } from "../../domain/transcripts.ts";
+import { gameMasterNames } from "../../domain/speakers.ts";
 
 const parseAll = (parser: TranscriptParser, text: string, pieceSize = 7): Utterance[] => {
   const out: Utterance[] = [];
@@ -153,6 +154,21 @@ describe("cast analysis", () => {
     // Players' words 3 (LAURA) and 2 (SAM): mean absolute difference 2/4 over twice the mean 2.5 = 0.1.
     expect(a.spotlightEquity.gini).toBeCloseTo(0.1, 4);
     expect(a.spotlightEquity.equity).toBeCloseTo(0.9, 4);
+  });
+
+  test("game masters: the campaign's gm speakers and the titles GM and DM, not a name by itself", () => {
+    const speaker = (name: string, roles: string[]) => ({ id: name, campaign_id: "c", name, handle: null, user_id: null, roles, created_at: "2024-01-01T00:00:00.000Z" });
+    expect(gameMasterNames([speaker("Matt", ["gm", "player"]), speaker("Laura", ["player"]), speaker("GM", [])])).toEqual(["Matt", "GM", "DM"]);
+    expect(gameMasterNames([])).toEqual(["GM", "DM"]);
+    const a = analyzeUtterances(
+      [
+        { speaker: "MATT", text: "You enter.", start: 0, end: 1 },
+        { speaker: "dm", text: "Roll.", start: 1, end: 2 },
+        { speaker: "LAURA", text: "I look around", start: 2, end: 3 },
+      ],
+      gameMasterNames([]),
+    );
+    expect(a.spotlightEquity.excluded).toEqual(["dm"]);
   });
 
   test("gini: the mean absolute difference over twice the mean", () => {

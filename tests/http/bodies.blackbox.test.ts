@@ -2,10 +2,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildHttpApp } from "../../adapters/http/app.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
-import { client, newUser, type Client } from "../support/client.ts";
+import { EMBEDDED, serverWithUsers, type User } from "../support/backends.ts";
+import type { Client } from "../support/client.ts";
 import { inProcessService } from "../support/inprocess.ts";
 import { rawRequest, rssMb } from "../support/raw.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const LIMIT_1MIB = "Request body too large: this route accepts at most 1,048,576 bytes (1 MiB)";
 const LIMIT_16MIB = "Request body too large: this route accepts at most 16,777,216 bytes (16 MiB)";
@@ -22,20 +23,14 @@ function* padding(count: number, size: number) {
 describe("request bodies over HTTP (embedded database)", () => {
   let server: TestServer;
   let admin: Client;
-  let gm: Awaited<ReturnType<typeof newUser>>;
-  let viewer: Awaited<ReturnType<typeof newUser>>;
+  let gm: User;
+  let viewer: User;
   let campaignId: string;
 
-  beforeAll(async () => {
-    server = await startServer();
-    admin = client(server.url, server.adminKey);
-    gm = await newUser(server.url, server.adminKey, "Matt");
-    viewer = await newUser(server.url, server.adminKey, "Viewer");
+  serverWithUsers(EMBEDDED, ["Matt", "Viewer"], async (fixture) => {
+    ({ server, admin, users: { Matt: gm, Viewer: viewer } } = fixture);
     campaignId = (await gm.api.post("/v1/campaigns", { title: "Vox Machina" })).body.id;
     expect((await admin.post(`/internal/v1/campaigns/${campaignId}/members`, { user_id: viewer.id, role: "viewer" })).status).toBe(201);
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   test("a declared length over the route's limit is refused with 413 and a detail naming it, before a byte is sent", async () => {

@@ -8,7 +8,7 @@
 // lost its race with that DELETE answers 404 with the record's not-found detail, never 5xx.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { announceSkip, recordBackends } from "../support/backends.ts";
+import { forEachBackend, recordBackends, serverWithUsers, type User } from "../support/backends.ts";
 import { client, newUser, type Client } from "../support/client.ts";
 import { scratchDatabase, type ScratchDatabase } from "../support/postgres.ts";
 import { randomAdminKey, startServer, type TestServer } from "../support/server.ts";
@@ -16,99 +16,91 @@ import { randomAdminKey, startServer, type TestServer } from "../support/server.
 const backends = await recordBackends();
 const pg = backends.find((backend) => backend.name === "postgres")!;
 
-type User = Awaited<ReturnType<typeof newUser>>;
+const HEIRS = Array.from({ length: 10 }, (_, i) => `Heir${i}`);
 
-for (const backend of backends) {
-  if (backend.skipReason) announceSkip("concurrency black-box", backend);
-  describe.skipIf(Boolean(backend.skipReason))(`campaign ownership under concurrency on ${backend.name}`, () => {
-    let server: TestServer;
-    let admin: Client;
-    let alice: User;
-    const others: User[] = [];
+await forEachBackend("campaign ownership under concurrency", (backend) => {
+  let admin: Client;
+  let alice: User;
+  const others: User[] = [];
 
-    beforeAll(async () => {
-      server = await backend.startServer();
-      admin = client(server.url, server.adminKey);
-      alice = await newUser(server.url, server.adminKey, "Alice");
-      for (let i = 0; i < 10; i++) others.push(await newUser(server.url, server.adminKey, `Heir${i}`));
-    });
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const ownerOnly = "Only the campaign owner can do this";
-
-    test("two hand-overs in a row: the former owners are admins, only the last one may delete", async () => {
-      const [bob, carol] = others as [User, User];
-      const campaign = (await alice.api.post("/v1/campaigns", { title: "Twice handed" })).body;
-      const toBob = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "owner" });
-      expect(toBob.status).toBe(201);
-      expect(toBob.body).toMatchObject({ user_id: bob.id, role: "owner", roles: ["owner"] });
-      const toCarol = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: carol.id, role: "owner" });
-      expect(toCarol.status).toBe(201);
-      expect(toCarol.body).toMatchObject({ user_id: carol.id, role: "owner", roles: ["owner"] });
-      expect((await carol.api.get(`/v1/campaigns/${campaign.id}`)).body.owner_id).toBe(carol.id);
-
-      for (const former of [alice, bob]) {
-        const denied = await former.api.delete(`/v1/campaigns/${campaign.id}`);
-        expect(denied.status).toBe(403);
-        expect(denied.body.detail).toBe(ownerOnly);
-        // Still a game master: manage access stays.
-        expect((await former.api.patch(`/v1/campaigns/${campaign.id}`, { description: `kept by ${former.id}` })).status).toBe(200);
-      }
-      // Bob re-roled as a player: the owner role he once had is gone for good.
-      const bobPlayer = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "player" });
-      expect(bobPlayer.body).toMatchObject({ role: "player", roles: ["player"] });
-      const removeOwner = await admin.delete(`/internal/v1/campaigns/${campaign.id}/members/${carol.id}`);
-      expect(removeOwner.status).toBe(400);
-      expect(removeOwner.body.detail).toBe("The campaign owner cannot be removed; make another member the owner first");
-      expect((await carol.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
-    });
-
-    test("the owner given another role stays the owner", async () => {
-      const campaign = (await alice.api.post("/v1/campaigns", { title: "Re-roled" })).body;
-      const reply = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: alice.id, role: "viewer" });
-      expect(reply.status).toBe(201);
-      expect(reply.body).toMatchObject({ user_id: alice.id, role: "owner", roles: ["owner", "viewer"] });
-      expect((await alice.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
-    });
-
-    test("a journal PATCH refused half-way (author handed over, then the new author removed) changes nothing", async () => {
-      const bob = others[9]!;
-      const campaign = (await alice.api.post("/v1/campaigns", { title: "Diaries" })).body;
-      expect((await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "player" })).status).toBe(201);
-      const id = (await alice.api.post("/v1/journals", { world_id: campaign.id, title: "Alice's notes", content: "secret" })).body.id;
-      expect((await alice.api.put("/v1/journals", { id, permissions: { add: [{ user_id: bob.id, level: "view" }] } })).status).toBe(200);
-      const refused = await alice.api.put("/v1/journals", { id, author_id: bob.id, title: "Renamed", permissions: { remove: [{ user_id: bob.id }] } });
-      expect(refused.status).toBe(400);
-      expect(refused.body.detail).toBe("Cannot remove the current owner from this journal entry.");
-      expect((await alice.api.get(`/v1/journals/${id}`)).body).toMatchObject({ title: "Alice's notes", author_id: alice.id, permission_level: "manage" });
-      const bobView = await bob.api.get(`/v1/journals/${id}`);
-      expect(bobView.status).toBe(200);
-      expect(bobView.body.permission_level).toBe("view");
-    });
-
-    test("ten parallel hand-overs: all acknowledged, exactly one owner afterwards, the others admins", async () => {
-      const campaign = (await alice.api.post("/v1/campaigns", { title: "Contested" })).body;
-      const replies = await Promise.all(others.map((heir) => admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: heir.id, role: "owner" })));
-      for (const [i, reply] of replies.entries()) {
-        expect(reply.status).toBe(201);
-        expect(reply.body).toMatchObject({ user_id: others[i]!.id, role: "owner" });
-      }
-      const ownerId = (await alice.api.get(`/v1/campaigns/${campaign.id}`)).body.owner_id;
-      const owner = others.find((heir) => heir.id === ownerId);
-      expect(owner).toBeDefined();
-      for (const member of [alice, ...others]) {
-        if (member === owner) continue;
-        const denied = await member.api.delete(`/v1/campaigns/${campaign.id}`);
-        expect(denied.status).toBe(403);
-        expect(denied.body.detail).toBe(ownerOnly);
-        expect((await member.api.patch(`/v1/campaigns/${campaign.id}`, { description: "an admin still" })).status).toBe(200);
-      }
-      expect((await owner!.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
-    });
+  serverWithUsers(backend, ["Alice", ...HEIRS], (fixture) => {
+    admin = fixture.admin;
+    alice = fixture.users.Alice!;
+    others.push(...HEIRS.map((name) => fixture.users[name]!));
   });
-}
+
+  const ownerOnly = "Only the campaign owner can do this";
+
+  test("two hand-overs in a row: the former owners are admins, only the last one may delete", async () => {
+    const [bob, carol] = others as [User, User];
+    const campaign = (await alice.api.post("/v1/campaigns", { title: "Twice handed" })).body;
+    const toBob = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "owner" });
+    expect(toBob.status).toBe(201);
+    expect(toBob.body).toMatchObject({ user_id: bob.id, role: "owner", roles: ["owner"] });
+    const toCarol = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: carol.id, role: "owner" });
+    expect(toCarol.status).toBe(201);
+    expect(toCarol.body).toMatchObject({ user_id: carol.id, role: "owner", roles: ["owner"] });
+    expect((await carol.api.get(`/v1/campaigns/${campaign.id}`)).body.owner_id).toBe(carol.id);
+
+    for (const former of [alice, bob]) {
+      const denied = await former.api.delete(`/v1/campaigns/${campaign.id}`);
+      expect(denied.status).toBe(403);
+      expect(denied.body.detail).toBe(ownerOnly);
+      // Still a game master: manage access stays.
+      expect((await former.api.patch(`/v1/campaigns/${campaign.id}`, { description: `kept by ${former.id}` })).status).toBe(200);
+    }
+    // Bob re-roled as a player: the owner role he once had is gone for good.
+    const bobPlayer = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "player" });
+    expect(bobPlayer.body).toMatchObject({ role: "player", roles: ["player"] });
+    const removeOwner = await admin.delete(`/internal/v1/campaigns/${campaign.id}/members/${carol.id}`);
+    expect(removeOwner.status).toBe(400);
+    expect(removeOwner.body.detail).toBe("The campaign owner cannot be removed; make another member the owner first");
+    expect((await carol.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
+  });
+
+  test("the owner given another role stays the owner", async () => {
+    const campaign = (await alice.api.post("/v1/campaigns", { title: "Re-roled" })).body;
+    const reply = await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: alice.id, role: "viewer" });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ user_id: alice.id, role: "owner", roles: ["owner", "viewer"] });
+    expect((await alice.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
+  });
+
+  test("a journal PATCH refused half-way (author handed over, then the new author removed) changes nothing", async () => {
+    const bob = others[9]!;
+    const campaign = (await alice.api.post("/v1/campaigns", { title: "Diaries" })).body;
+    expect((await admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: bob.id, role: "player" })).status).toBe(201);
+    const id = (await alice.api.post("/v1/journals", { world_id: campaign.id, title: "Alice's notes", content: "secret" })).body.id;
+    expect((await alice.api.put("/v1/journals", { id, permissions: { add: [{ user_id: bob.id, level: "view" }] } })).status).toBe(200);
+    const refused = await alice.api.put("/v1/journals", { id, author_id: bob.id, title: "Renamed", permissions: { remove: [{ user_id: bob.id }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toBe("Cannot remove the current owner from this journal entry.");
+    expect((await alice.api.get(`/v1/journals/${id}`)).body).toMatchObject({ title: "Alice's notes", author_id: alice.id, permission_level: "manage" });
+    const bobView = await bob.api.get(`/v1/journals/${id}`);
+    expect(bobView.status).toBe(200);
+    expect(bobView.body.permission_level).toBe("view");
+  });
+
+  test("ten parallel hand-overs: all acknowledged, exactly one owner afterwards, the others admins", async () => {
+    const campaign = (await alice.api.post("/v1/campaigns", { title: "Contested" })).body;
+    const replies = await Promise.all(others.map((heir) => admin.post(`/internal/v1/campaigns/${campaign.id}/members`, { user_id: heir.id, role: "owner" })));
+    for (const [i, reply] of replies.entries()) {
+      expect(reply.status).toBe(201);
+      expect(reply.body).toMatchObject({ user_id: others[i]!.id, role: "owner" });
+    }
+    const ownerId = (await alice.api.get(`/v1/campaigns/${campaign.id}`)).body.owner_id;
+    const owner = others.find((heir) => heir.id === ownerId);
+    expect(owner).toBeDefined();
+    for (const member of [alice, ...others]) {
+      if (member === owner) continue;
+      const denied = await member.api.delete(`/v1/campaigns/${campaign.id}`);
+      expect(denied.status).toBe(403);
+      expect(denied.body.detail).toBe(ownerOnly);
+      expect((await member.api.patch(`/v1/campaigns/${campaign.id}`, { description: "an admin still" })).status).toBe(200);
+    }
+    expect((await owner!.api.delete(`/v1/campaigns/${campaign.id}`)).status).toBe(204);
+  });
+});
 
 /** A server on a scratch database this suite can also read directly. */
 async function serverWithDatabase(): Promise<{ server: TestServer; scratch: ScratchDatabase; sql: postgres.Sql; stop(): Promise<void> }> {

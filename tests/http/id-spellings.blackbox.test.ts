@@ -1,21 +1,18 @@
 // Clients spell the campaign id four ways (the published examples and the MCP bridge send
 // campaign_id to journal routes that the spec writes with world_id). Every spelling works everywhere.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, newUser } from "../support/client.ts";
+import { describe, expect, test } from "bun:test";
+import { EMBEDDED, serverWithUsers, type User } from "../support/backends.ts";
+import { client } from "../support/client.ts";
 import { connectMcp, payload } from "../support/mcp.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 let server: TestServer;
-let gm: Awaited<ReturnType<typeof newUser>>;
+let gm: User;
 let campaignId: string;
 
-beforeAll(async () => {
-  server = await startServer();
-  gm = await newUser(server.url, server.adminKey, "Matt");
+serverWithUsers(EMBEDDED, ["Matt"], async (fixture) => {
+  ({ server, users: { Matt: gm } } = fixture);
   campaignId = (await gm.api.post("/v1/campaigns", { title: "Spellings" })).body.id;
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe("campaign id spellings", () => {

@@ -1,9 +1,9 @@
 // MCP over streamable HTTP with the SDK's own client, against a real server process.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { newUser } from "../support/client.ts";
+import { EMBEDDED, serverWithUsers, type User } from "../support/backends.ts";
 import { connectMcp, payload } from "../support/mcp.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 
 const CAMPAIGN_TOOLS = ["list_campaigns", "get_campaign", "get_campaign_stats", "create_campaign", "update_campaign"];
 
@@ -12,19 +12,14 @@ const connect = connectMcp;
 
 describe("MCP campaign tools", () => {
   let server: TestServer;
-  let alice: Awaited<ReturnType<typeof newUser>>;
-  let bob: Awaited<ReturnType<typeof newUser>>;
+  let alice: User;
+  let bob: User;
   let mcp: Client;
 
-  beforeAll(async () => {
-    server = await startServer();
-    alice = await newUser(server.url, server.adminKey, "Alice");
-    bob = await newUser(server.url, server.adminKey, "Bob");
+  serverWithUsers(EMBEDDED, ["Alice", "Bob"], async (fixture) => {
+    ({ server, users: { Alice: alice, Bob: bob } } = fixture);
     mcp = await connect(server.url, alice.key);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await server?.stop();
+    return () => mcp.close();
   });
 
   test("the server introduces itself and explains wikilinks", () => {

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { newUser } from "../support/client.ts";
+import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
 
 describe("MCP compendium tools", () => {
-  let gm: Awaited<ReturnType<typeof newUser>>;
+  let gm: User;
   let mcp: Client;
   let campaignId: string;
-  let closeAll: (() => Promise<void>) | undefined;
 
-  beforeAll(async () => {
-    ({ gm, mcp, campaignId, close: closeAll } = await mcpGameMaster("MCP compendium"));
+  mcpGameMaster("MCP compendium", (fixture) => {
+    ({ gm, mcp, campaignId } = fixture);
   });
-  afterAll(() => closeAll?.());
 
   test("tools/list shows every compendium and link tool with the right hints", async () => {
     const { tools } = await mcp.listTools();

@@ -1,19 +1,18 @@
 // Strict MCP clients reject a result whose structuredContent does not match the tool's own
 // outputSchema. tests/support/mcp.ts checks every callTool with Ajv; this suite makes sure every
 // tool with an outputSchema is called at least once, on records with their optional parts filled.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { client, type newUser } from "../support/client.ts";
+import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
 import type { TestServer } from "../support/server.ts";
 
 describe("MCP tool results match their output schemas", () => {
   let server: TestServer;
-  let gm: Awaited<ReturnType<typeof newUser>>;
+  let gm: User;
   let mcp: Client;
   let campaignId: string;
   let sessionId: string;
-  let closeAll: (() => Promise<void>) | undefined;
   const called = new Set<string>();
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await mcp.callTool({ name, arguments: args });
@@ -22,14 +21,13 @@ describe("MCP tool results match their output schemas", () => {
     return payload(result);
   };
 
-  beforeAll(async () => {
-    ({ server, gm, mcp, campaignId, close: closeAll } = await mcpGameMaster("MCP outputs"));
-    const admin = client(server.url, server.adminKey);
+  mcpGameMaster("MCP outputs", async (fixture) => {
+    ({ server, gm, mcp, campaignId } = fixture);
+    const admin = fixture.admin;
     sessionId = (await admin.post("/internal/v1/sessions", { campaign_id: campaignId, type: "chatVoice", title: "Episode 1", session_date: "2015-03-12T19:00:00Z" })).body.id;
     await admin.call("POST", `/internal/v1/sessions/${sessionId}/transcript`, "Matt: Welcome to Emon.\nLaura: Vex looks for the bow.", { "content-type": "text/plain" });
     expect((await admin.post(`/internal/v1/sessions/${sessionId}/handout`)).status).toBe(201);
   });
-  afterAll(() => closeAll?.());
 
   test("get_session with include_beats and include_moments: nested beats carry game_session_id", async () => {
     const major = await call("create_beat", { campaign_id: campaignId, label: "Arrival", type: "major", game_session_id: sessionId, metadata: { act: 1 } });

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { newUser } from "../support/client.ts";
+import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
 
 describe("MCP quest and journal tools", () => {
-  let gm: Awaited<ReturnType<typeof newUser>>;
+  let gm: User;
   let mcp: Client;
   let campaignId: string;
-  let closeAll: (() => Promise<void>) | undefined;
 
-  beforeAll(async () => {
-    ({ gm, mcp, campaignId, close: closeAll } = await mcpGameMaster("MCP quests"));
+  mcpGameMaster("MCP quests", (fixture) => {
+    ({ gm, mcp, campaignId } = fixture);
   });
-  afterAll(() => closeAll?.());
 
   test("the quest, journal and folder tools are listed with their hints", async () => {
     const { tools } = await mcp.listTools();

@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { client, newUser } from "../support/client.ts";
+import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
 import type { TestServer } from "../support/server.ts";
 
 describe("MCP session and story tools", () => {
   let server: TestServer;
-  let gm: Awaited<ReturnType<typeof newUser>>;
+  let gm: User;
   let mcp: Client;
   let campaignId: string;
-  let closeAll: (() => Promise<void>) | undefined;
   let sessionId: string;
 
-  beforeAll(async () => {
-    ({ server, gm, mcp, campaignId, close: closeAll } = await mcpGameMaster("MCP story"));
-    const admin = client(server.url, server.adminKey);
+  mcpGameMaster("MCP story", async (fixture) => {
+    ({ server, gm, mcp, campaignId } = fixture);
+    const admin = fixture.admin;
     sessionId = (await admin.post("/internal/v1/sessions", { campaign_id: campaignId, type: "chatVoice", title: "Episode", session_date: "2015-03-12T19:00:00Z" })).body.id;
     await admin.call("POST", `/internal/v1/sessions/${sessionId}/transcript`, "Matt: Welcome.\nLaura: Hi!", { "content-type": "text/plain" });
   });
-  afterAll(() => closeAll?.());
 
   test("all but the Ask and image tools of the design are served; every one is closed-world with a title", async () => {
     const { tools } = await mcp.listTools();

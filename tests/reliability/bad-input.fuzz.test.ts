@@ -9,10 +9,9 @@ import type { TSchema } from "@sinclair/typebox";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
-import { announceSkip, recordBackends } from "../support/backends.ts";
+import { forEachBackend } from "../support/backends.ts";
 import { inProcessService } from "../support/inprocess.ts";
 
-const backends = await recordBackends();
 
 type Transport = "rest" | "mcp";
 interface Slot {
@@ -121,136 +120,133 @@ async function digest(db: SqlDatabase): Promise<string> {
 const isIssueAbout = (detail: unknown, slot: Slot) =>
   !Array.isArray(detail) || detail.some((issue: { loc?: unknown[] }) => issue.loc?.[0] === slot.part && (issue.loc?.[1] === slot.name || issue.loc.length === 1));
 
-for (const backend of backends) {
-  if (backend.skipReason) announceSkip("bad-input fuzz", backend);
-  describe.skipIf(Boolean(backend.skipReason))(`bad input on ${backend.name}, over REST and MCP`, () => {
-    let service: Awaited<ReturnType<typeof inProcessService>>;
-    let closeDatabase: () => Promise<void>;
-    let key: string;
-    const ids: Record<string, string> = {};
+await forEachBackend("bad input over REST and MCP", (backend) => {
+  let service: Awaited<ReturnType<typeof inProcessService>>;
+  let closeDatabase: () => Promise<void>;
+  let key: string;
+  const ids: Record<string, string> = {};
 
-    beforeAll(async () => {
-      const opened = await backend.open();
-      closeDatabase = opened.close;
-      service = await inProcessService(opened.db);
-      const call = async (method: string, path: string, body: unknown, as = key) => {
-        const response = await service.request(method, path, { key: as, body });
-        const json = await response.json();
-        if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-        return json;
-      };
-      const user = await call("POST", "/internal/v1/users", { name: "Fuzz", email: "fuzz@example.test" }, service.adminKey);
-      ids.user_id = user.id;
-      const issued = await call("POST", `/internal/v1/users/${user.id}/keys`, {}, service.adminKey);
-      key = issued.key;
-      ids.key_id = issued.id;
-      ids.campaign_id = ids.world_id = (await call("POST", "/v1/campaigns", { title: "Fuzz" })).id;
-      ids.character_id = (await call("POST", "/v1/characters", { campaign_id: ids.campaign_id, character_name: "Target" })).id;
-      for (const kind of ["faction", "location", "item"]) ids[`${kind}_id`] = (await call("POST", `/v1/${kind}s`, { campaign_id: ids.campaign_id, name: `A ${kind}` })).id;
-      ids.session_id = (await call("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }, service.adminKey)).id;
-      ids.beat_id = ids.parent_id = (await call("POST", "/v1/beats", { campaign_id: ids.campaign_id, label: "B", type: "major" })).id;
-      ids.moment_id = ids.source_moment_id = (await call("POST", "/v1/moments", { campaign_id: ids.campaign_id, label: "M" })).id;
-      ids.award_id = (await call("POST", "/v1/hero-awards", { session_id: ids.session_id, title: "T", description: "D" })).id;
-      ids.quote_id = (await call("POST", "/v1/quotes", { session_id: ids.session_id, text: "Q" })).id;
-      ids.spotlight_id = (await call("POST", "/v1/spotlights", { session_id: ids.session_id, title: "S" })).id;
-      ids.quest_id = (await call("POST", "/v1/quests", { campaign_id: ids.campaign_id, quest_name: "Q" })).id;
-      ids.entry_id = (await call("POST", "/v1/journals", { world_id: ids.campaign_id, title: "J", content: "Private notes" })).id;
-      ids.folder_id = (await call("POST", "/v1/journal-folders", { world_id: ids.campaign_id, name: "F", path: "f" })).id;
-      ids.link_id = (await call("POST", `/v1/campaigns/${ids.campaign_id}/links`, { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" })).id;
-      ids.task_id = (await call("POST", "/v1/characters/links/maintenance", { operation: "add", campaign_id: ids.campaign_id, target_id: ids.character_id, target_type: "Character", alias: "Target" })).task_id;
-    });
-    afterAll(async () => {
-      await service?.close();
-      await closeDatabase?.();
-    });
-
-    const restRequest = async (op: Operation, slot: Slot, value: unknown) => {
-      const inputs: Record<InputPart, Record<string, unknown>> = { path: {}, query: {}, body: {} };
-      for (const other of slotsOf(op)) {
-        const required = op.input[other.part]?.required?.includes(other.name) ?? false;
-        if (other.part === slot.part && other.name === slot.name) inputs[other.part][other.name] = value;
-        else if (required || other.part === "path") inputs[other.part][other.name] = validValue(other, ids, op);
-      }
-      const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(inputs.path[name])));
-      const query = new URLSearchParams(Object.entries(inputs.query).map(([name, v]) => [name, String(v)])).toString();
-      const hasBody = op.input.body && !op.http!.rawBody;
-      const response = await service.app.handle(
-        new Request(`http://localhost${path}${query ? `?${query}` : ""}`, {
-          method: op.http!.method,
-          headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" },
-          body: hasBody ? JSON.stringify(inputs.body) : undefined,
-        }),
-      );
-      const text = await response.text();
-      return { status: response.status, detail: (text ? JSON.parse(text) : {}).detail as unknown };
+  beforeAll(async () => {
+    const opened = await backend.open();
+    closeDatabase = opened.close;
+    service = await inProcessService(opened.db);
+    const call = async (method: string, path: string, body: unknown, as = key) => {
+      const response = await service.request(method, path, { key: as, body });
+      const json = await response.json();
+      if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+      return json;
     };
-
-    const mcpRequest = async (op: Operation, slot: Slot, value: unknown) => {
-      const args: Record<string, unknown> = {};
-      for (const other of slotsOf(op)) {
-        const required = op.input[other.part]?.required?.includes(other.name) ?? false;
-        if (other.part === slot.part && other.name === slot.name) args[other.name] = value;
-        else if (required || other.part === "path") args[other.name] = validValue(other, ids, op);
-      }
-      const response = await service.app.handle(
-        new Request("http://localhost/mcp", {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: op.mcp!.name, arguments: args } }),
-        }),
-      );
-      expect(response.status).toBe(200);
-      const message = await response.json();
-      expect(message.result?.isError).toBe(true);
-      return JSON.parse(message.result.content[0].text) as { status: number; detail: unknown };
-    };
-
-    for (const op of OPERATIONS) {
-      const slots = slotsOf(op);
-      if (!op.http || op.auth === "none" || !slots.length) continue;
-      const onMcp = Boolean(op.mcp && !op.internal);
-      test(`${op.id}: bad values in any field → 4xx with a detail, nothing written`, async () => {
-        const before = await digest(service.db);
-        for (const transport of onMcp ? (["rest", "mcp"] as const) : (["rest"] as const)) {
-          const cases = fc.oneof(...slots.map((slot) => badValues(slot, transport).map((value) => ({ slot, value }))));
-          await fc.assert(
-            fc.asyncProperty(cases, async ({ slot, value }) => {
-              const answer = transport === "rest" ? await restRequest(op, slot, value) : await mcpRequest(op, slot, value);
-              expect(answer.status).toBeGreaterThanOrEqual(400);
-              expect(answer.status).toBeLessThan(500);
-              expect(answer.detail).toBeDefined();
-              if (answer.status === 422) expect(isIssueAbout(answer.detail, slot)).toBe(true);
-            }),
-            { numRuns: Math.min(12 * slots.length, 120) },
-          );
-        }
-        expect(await digest(service.db)).toBe(before);
-      }, 120_000);
-    }
-
-    test("a JSON body nested 100,000 deep is a 422 on every JSON route", async () => {
-      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-      const deepObject = `{"a":${'{"a":'.repeat(100_000)}1${"}".repeat(100_001)}`;
-      for (const op of OPERATIONS.filter((candidate) => candidate.http && candidate.input.body && !candidate.http.rawBody)) {
-        const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? "x");
-        for (const body of [deep, deepObject]) {
-          const response = await service.app.handle(new Request(`http://localhost${path}`, { method: op.http!.method, headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" }, body }));
-          expect({ op: op.id, status: response.status }).toEqual({ op: op.id, status: 422 });
-          expect((await response.json()).detail[0].type).toMatch(/^(model_attributes_type|json_too_deep)$/);
-        }
-      }
-    }, 120_000);
-
-    test("NUL and malformed ids in paths and queries are refused before the key is trusted", async () => {
-      const fakeKey = `cms_${"A".repeat(43)}`;
-      for (const path of ["/v1/campaigns/%00", "/v1/characters?campaign_id=%00", "/v1/moments?campaign_id=a%00b", "/v1/campaigns/%ED%A0%80/stats"]) {
-        const anonymous = await service.app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": fakeKey } }));
-        expect({ path, status: anonymous.status, body: await anonymous.json() }).toEqual({ path, status: 401, body: { detail: "Invalid API key" } });
-      }
-      const known = await service.request("GET", "/v1/campaigns/%00", { key });
-      expect(known.status).toBe(422);
-      expect((await known.json()).detail[0]).toMatchObject({ type: "string_nul", loc: ["path", "campaign_id"] });
-      expect(service.logged.filter((line) => line.includes('"level":"error"'))).toEqual([]);
-    });
+    const user = await call("POST", "/internal/v1/users", { name: "Fuzz", email: "fuzz@example.test" }, service.adminKey);
+    ids.user_id = user.id;
+    const issued = await call("POST", `/internal/v1/users/${user.id}/keys`, {}, service.adminKey);
+    key = issued.key;
+    ids.key_id = issued.id;
+    ids.campaign_id = ids.world_id = (await call("POST", "/v1/campaigns", { title: "Fuzz" })).id;
+    ids.character_id = (await call("POST", "/v1/characters", { campaign_id: ids.campaign_id, character_name: "Target" })).id;
+    for (const kind of ["faction", "location", "item"]) ids[`${kind}_id`] = (await call("POST", `/v1/${kind}s`, { campaign_id: ids.campaign_id, name: `A ${kind}` })).id;
+    ids.session_id = (await call("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }, service.adminKey)).id;
+    ids.beat_id = ids.parent_id = (await call("POST", "/v1/beats", { campaign_id: ids.campaign_id, label: "B", type: "major" })).id;
+    ids.moment_id = ids.source_moment_id = (await call("POST", "/v1/moments", { campaign_id: ids.campaign_id, label: "M" })).id;
+    ids.award_id = (await call("POST", "/v1/hero-awards", { session_id: ids.session_id, title: "T", description: "D" })).id;
+    ids.quote_id = (await call("POST", "/v1/quotes", { session_id: ids.session_id, text: "Q" })).id;
+    ids.spotlight_id = (await call("POST", "/v1/spotlights", { session_id: ids.session_id, title: "S" })).id;
+    ids.quest_id = (await call("POST", "/v1/quests", { campaign_id: ids.campaign_id, quest_name: "Q" })).id;
+    ids.entry_id = (await call("POST", "/v1/journals", { world_id: ids.campaign_id, title: "J", content: "Private notes" })).id;
+    ids.folder_id = (await call("POST", "/v1/journal-folders", { world_id: ids.campaign_id, name: "F", path: "f" })).id;
+    ids.link_id = (await call("POST", `/v1/campaigns/${ids.campaign_id}/links`, { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" })).id;
+    ids.task_id = (await call("POST", "/v1/characters/links/maintenance", { operation: "add", campaign_id: ids.campaign_id, target_id: ids.character_id, target_type: "Character", alias: "Target" })).task_id;
   });
-}
+  afterAll(async () => {
+    await service?.close();
+    await closeDatabase?.();
+  });
+
+  const restRequest = async (op: Operation, slot: Slot, value: unknown) => {
+    const inputs: Record<InputPart, Record<string, unknown>> = { path: {}, query: {}, body: {} };
+    for (const other of slotsOf(op)) {
+      const required = op.input[other.part]?.required?.includes(other.name) ?? false;
+      if (other.part === slot.part && other.name === slot.name) inputs[other.part][other.name] = value;
+      else if (required || other.part === "path") inputs[other.part][other.name] = validValue(other, ids, op);
+    }
+    const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(inputs.path[name])));
+    const query = new URLSearchParams(Object.entries(inputs.query).map(([name, v]) => [name, String(v)])).toString();
+    const hasBody = op.input.body && !op.http!.rawBody;
+    const response = await service.app.handle(
+      new Request(`http://localhost${path}${query ? `?${query}` : ""}`, {
+        method: op.http!.method,
+        headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" },
+        body: hasBody ? JSON.stringify(inputs.body) : undefined,
+      }),
+    );
+    const text = await response.text();
+    return { status: response.status, detail: (text ? JSON.parse(text) : {}).detail as unknown };
+  };
+
+  const mcpRequest = async (op: Operation, slot: Slot, value: unknown) => {
+    const args: Record<string, unknown> = {};
+    for (const other of slotsOf(op)) {
+      const required = op.input[other.part]?.required?.includes(other.name) ?? false;
+      if (other.part === slot.part && other.name === slot.name) args[other.name] = value;
+      else if (required || other.part === "path") args[other.name] = validValue(other, ids, op);
+    }
+    const response = await service.app.handle(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: op.mcp!.name, arguments: args } }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const message = await response.json();
+    expect(message.result?.isError).toBe(true);
+    return JSON.parse(message.result.content[0].text) as { status: number; detail: unknown };
+  };
+
+  for (const op of OPERATIONS) {
+    const slots = slotsOf(op);
+    if (!op.http || op.auth === "none" || !slots.length) continue;
+    const onMcp = Boolean(op.mcp && !op.internal);
+    test(`${op.id}: bad values in any field → 4xx with a detail, nothing written`, async () => {
+      const before = await digest(service.db);
+      for (const transport of onMcp ? (["rest", "mcp"] as const) : (["rest"] as const)) {
+        const cases = fc.oneof(...slots.map((slot) => badValues(slot, transport).map((value) => ({ slot, value }))));
+        await fc.assert(
+          fc.asyncProperty(cases, async ({ slot, value }) => {
+            const answer = transport === "rest" ? await restRequest(op, slot, value) : await mcpRequest(op, slot, value);
+            expect(answer.status).toBeGreaterThanOrEqual(400);
+            expect(answer.status).toBeLessThan(500);
+            expect(answer.detail).toBeDefined();
+            if (answer.status === 422) expect(isIssueAbout(answer.detail, slot)).toBe(true);
+          }),
+          { numRuns: Math.min(12 * slots.length, 120) },
+        );
+      }
+      expect(await digest(service.db)).toBe(before);
+    }, 120_000);
+  }
+
+  test("a JSON body nested 100,000 deep is a 422 on every JSON route", async () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const deepObject = `{"a":${'{"a":'.repeat(100_000)}1${"}".repeat(100_001)}`;
+    for (const op of OPERATIONS.filter((candidate) => candidate.http && candidate.input.body && !candidate.http.rawBody)) {
+      const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? "x");
+      for (const body of [deep, deepObject]) {
+        const response = await service.app.handle(new Request(`http://localhost${path}`, { method: op.http!.method, headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" }, body }));
+        expect({ op: op.id, status: response.status }).toEqual({ op: op.id, status: 422 });
+        expect((await response.json()).detail[0].type).toMatch(/^(model_attributes_type|json_too_deep)$/);
+      }
+    }
+  }, 120_000);
+
+  test("NUL and malformed ids in paths and queries are refused before the key is trusted", async () => {
+    const fakeKey = `cms_${"A".repeat(43)}`;
+    for (const path of ["/v1/campaigns/%00", "/v1/characters?campaign_id=%00", "/v1/moments?campaign_id=a%00b", "/v1/campaigns/%ED%A0%80/stats"]) {
+      const anonymous = await service.app.handle(new Request(`http://localhost${path}`, { headers: { "x-api-key": fakeKey } }));
+      expect({ path, status: anonymous.status, body: await anonymous.json() }).toEqual({ path, status: 401, body: { detail: "Invalid API key" } });
+    }
+    const known = await service.request("GET", "/v1/campaigns/%00", { key });
+    expect(known.status).toBe(422);
+    expect((await known.json()).detail[0]).toMatchObject({ type: "string_nul", loc: ["path", "campaign_id"] });
+    expect(service.logged.filter((line) => line.includes('"level":"error"'))).toEqual([]);
+  });
+});

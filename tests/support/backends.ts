@@ -1,8 +1,10 @@
 // The record backends a suite runs against. A backend that cannot run is announced, never silently dropped.
+import { afterAll, beforeAll, describe } from "bun:test";
 import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
+import { client, newUser, type Client } from "./client.ts";
 import { startServer, type TestServer } from "./server.ts";
 
 export interface Backend {
@@ -67,4 +69,55 @@ export async function recordBackends(): Promise<Backend[]> {
       },
     },
   ];
+}
+
+/**
+ * Declares `body` as a describe block `${title} on <backend>` once per record backend; a backend
+ * that cannot run here is announced and its block skipped.
+ */
+export async function forEachBackend(title: string, body: (backend: Backend) => void): Promise<void> {
+  for (const backend of await recordBackends()) {
+    if (backend.skipReason) announceSkip(title, backend);
+    describe.skipIf(Boolean(backend.skipReason))(`${title} on ${backend.name}`, () => body(backend));
+  }
+}
+
+export type User = Awaited<ReturnType<typeof newUser>>;
+
+export interface ServerWithUsers<Name extends string> {
+  server: TestServer;
+  /** The admin key's client. */
+  admin: Client;
+  /** A user with a key per name asked for (made in that order). */
+  users: Record<Name, User>;
+}
+
+/** A server on the embedded database (the default), for suites that run on it alone. */
+export const EMBEDDED: Pick<Backend, "startServer"> = { startServer: () => startServer() };
+
+/** What a fixture's `ready` may return: work to undo before the server stops (closing a client). */
+export type Cleanup = () => Promise<void> | void;
+
+/**
+ * For the enclosing describe block: a server on `backend` with users of these names (the first is
+ * usually the game master), handed to `ready` before the tests run; stopped after the block, once
+ * the cleanup `ready` returned (if any) has run.
+ */
+export function serverWithUsers<Name extends string>(
+  backend: Pick<Backend, "startServer">,
+  names: readonly Name[],
+  ready: (fixture: ServerWithUsers<Name>) => Promise<Cleanup | void> | Cleanup | void,
+): void {
+  let server: TestServer | undefined;
+  let cleanup: Cleanup | void;
+  beforeAll(async () => {
+    server = await backend.startServer();
+    const users = {} as Record<Name, User>;
+    for (const name of names) users[name] = await newUser(server.url, server.adminKey, name);
+    cleanup = await ready({ server, admin: client(server.url, server.adminKey), users });
+  });
+  afterAll(async () => {
+    await cleanup?.();
+    await server?.stop();
+  });
 }

@@ -2,9 +2,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ValidateFunction } from "ajv";
-import { newUser } from "./client.ts";
+import { EMBEDDED, serverWithUsers, type User } from "./backends.ts";
+import type { Client as TestClient } from "./client.ts";
 import { describeErrors, schemaValidator } from "./jsonschema.ts";
-import { startServer } from "./server.ts";
+import type { TestServer } from "./server.ts";
 
 /**
  * Every tool's schemas, compiled by a standard validator (so each must be self-contained), and a
@@ -46,15 +47,23 @@ export async function connectMcp(baseUrl: string, key: string): Promise<Client> 
 /** A tool result's JSON (the text content every tool answers with). */
 export const payload = (result: unknown) => JSON.parse((result as { content: { text: string }[] }).content[0]!.text);
 
-/** What the MCP suites start from: a server, a game master with a key, their MCP client, a campaign. */
-export async function mcpGameMaster(campaignTitle: string) {
-  const server = await startServer();
-  const gm = await newUser(server.url, server.adminKey, "Matt");
-  const mcp = await connectMcp(server.url, gm.key);
-  const campaignId: string = (await gm.api.post("/v1/campaigns", { title: campaignTitle })).body.id;
-  const close = async () => {
-    await mcp.close();
-    await server.stop();
-  };
-  return { server, gm, mcp, campaignId, close };
+export interface McpGameMaster {
+  server: TestServer;
+  admin: TestClient;
+  gm: User;
+  mcp: Client;
+  campaignId: string;
+}
+
+/**
+ * What the MCP suites start from, for the enclosing describe block: a server on the embedded
+ * database, a game master with a key, their MCP client and a campaign; closed after the block.
+ */
+export function mcpGameMaster(campaignTitle: string, ready: (fixture: McpGameMaster) => Promise<void> | void): void {
+  serverWithUsers(EMBEDDED, ["Matt"], async ({ server, admin, users: { Matt: gm } }) => {
+    const mcp = await connectMcp(server.url, gm.key);
+    const campaignId: string = (await gm.api.post("/v1/campaigns", { title: campaignTitle })).body.id;
+    await ready({ server, admin, gm, mcp, campaignId });
+    return () => mcp.close();
+  });
 }

@@ -1,6 +1,6 @@
 // Records for the record-port contract suites: builders with sensible defaults, fast-check
 // arbitraries for the fields that vary, and the harness that runs a suite on every backend.
-import { afterAll, beforeAll, describe } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import fc from "fast-check";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { uuidV7 } from "../../adapters/system/system.ts";
@@ -11,7 +11,7 @@ import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { Handout, Session, SessionArtifact } from "../../domain/sessions.ts";
 import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { announceSkip, recordBackends, type Backend } from "./backends.ts";
+import { forEachBackend, type Backend } from "./backends.ts";
 
 export const newId = () => uuidV7.next();
 
@@ -252,39 +252,36 @@ export interface ContractWorld {
  * helpers; a backend that cannot run here is announced, never silently left out.
  */
 export async function contractSuite(port: string, suite: (world: () => ContractWorld) => void) {
-  for (const backend of await recordBackends()) {
-    if (backend.skipReason) announceSkip(`${port} contract`, backend);
-    describe.skipIf(Boolean(backend.skipReason))(`${port} contract on ${backend.name}`, () => {
-      let world: ContractWorld;
-      let close: () => Promise<void>;
-      beforeAll(async () => {
-        const opened = await backend.open();
-        close = opened.close;
-        const store = sqlRecordStore(opened.db);
-        const owner = (await store.users.insert({ id: newId(), name: "Owner", email: `owner.${newId()}@example.test`, role: "user", created_at: at() }))!.id;
-        const campaign = campaignRecord(owner);
-        await store.campaigns.insert(campaign);
-        world = {
-          store,
-          backend,
-          owner,
-          campaign,
-          async session(campaignId = campaign.id, extra = {}) {
-            const session = sessionRecord(campaignId, extra);
-            await store.sessions.insert(session);
-            return session;
-          },
-          async otherCampaign() {
-            const other = campaignRecord(owner, { title: "Another campaign" });
-            await store.campaigns.insert(other);
-            return other;
-          },
-        };
-      });
-      afterAll(async () => close?.());
-      suite(() => world);
+  await forEachBackend(`${port} contract`, (backend) => {
+    let world: ContractWorld;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      const opened = await backend.open();
+      close = opened.close;
+      const store = sqlRecordStore(opened.db);
+      const owner = (await store.users.insert({ id: newId(), name: "Owner", email: `owner.${newId()}@example.test`, role: "user", created_at: at() }))!.id;
+      const campaign = campaignRecord(owner);
+      await store.campaigns.insert(campaign);
+      world = {
+        store,
+        backend,
+        owner,
+        campaign,
+        async session(campaignId = campaign.id, extra = {}) {
+          const session = sessionRecord(campaignId, extra);
+          await store.sessions.insert(session);
+          return session;
+        },
+        async otherCampaign() {
+          const other = campaignRecord(owner, { title: "Another campaign" });
+          await store.campaigns.insert(other);
+          return other;
+        },
+      };
     });
-  }
+    afterAll(async () => close?.());
+    suite(() => world);
+  });
 }
 
 /** Property runs against a database: enough to find shape problems, few enough to stay quick. */

@@ -1,0 +1,124 @@
+// A table declared once (its columns with their codecs): the row mapper, the select list, the insert
+// and update statements and their parameters all follow from it, and `crud` gives the plain kinds
+// insert, get, replace and delete. Bespoke queries (lists, search, visibility) stay hand-written.
+import type { ReadOptions } from "../../ports/records.ts";
+import type { Row, SqlExecutor } from "./database.ts";
+import { iso, isoOrNull, json, jsonArray, jsonOrNull, lockClause, num, str, strOrNull } from "./rows.ts";
+
+/** How one column's value is read from a row and written as a parameter (`cast` follows the `$n`). */
+export interface Codec<V> {
+  decode(value: unknown): V;
+  encode(value: V): unknown;
+  cast: string;
+}
+
+const codec = <V>(decode: (value: unknown) => V, encode: (value: V) => unknown = (value) => value, cast = ""): Codec<V> => ({ decode, encode, cast });
+
+export const text = codec(str);
+export const textOrNull = codec(strOrNull);
+/** A text column holding one of a union of strings (the database's check constraint keeps it so). */
+export const oneOf = <S extends string>() => codec((value) => str(value) as S);
+export const integer = codec(num);
+export const integerOrNull = codec((value) => (value == null ? null : num(value)));
+export const boolean = codec(Boolean);
+export const timestamptz = codec(iso, (value) => value, "::timestamptz");
+export const timestamptzOrNull = codec(isoOrNull, (value) => value, "::timestamptz");
+/** A jsonb array of strings (aliases, categories, session ids). */
+export const textList = codec(jsonArray, json, "::text::jsonb");
+/** A jsonb value; a database null reads as (a copy of) `fallback`. */
+export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
+
+/** A column written from the record (or a write's extra value) but not read back: search text, a card image. */
+export interface WrittenColumn<T, W> {
+  value(record: T, extra: W): unknown;
+  /** The SQL for the parameter `$n`; by default just `$n`. */
+  placeholder?: (param: string) => string;
+}
+
+export interface TableOptions<T, W> {
+  written?: Record<string, WrittenColumn<T, W>>;
+  /** The columns `replace` writes; by default every column but `id`. */
+  replaced?: readonly (keyof T & string)[];
+}
+
+export interface Table<T, W = void> {
+  name: string;
+  /** The select list of the read columns, qualified by `alias` when given. */
+  columns(alias?: string): string;
+  toRecord(row: Row): T;
+  insertSql: string;
+  insertParams(record: T, extra: W): unknown[];
+  /** `update … where id = $1`. */
+  replaceSql: string;
+  replaceParams(record: T, extra: W): unknown[];
+}
+
+export function table<T extends { id: string }, W = void>(
+  name: string,
+  codecs: { [K in keyof T]-?: Codec<T[K]> },
+  options: TableOptions<T, W> = {},
+): Table<T, W> {
+  const read = Object.keys(codecs) as (keyof T & string)[];
+  const written = Object.entries(options.written ?? {});
+  const placeholder = (column: string, at: number) => {
+    const extra = options.written?.[column];
+    if (extra) return extra.placeholder ? extra.placeholder(`$${at}`) : `$${at}`;
+    return `$${at}${codecs[column as keyof T].cast}`;
+  };
+  const valueOf = (record: T, extra: W, column: string) => {
+    const writtenColumn = options.written?.[column];
+    if (writtenColumn) return writtenColumn.value(record, extra);
+    const key = column as keyof T;
+    return codecs[key].encode(record[key]);
+  };
+  const insertColumns = [...read, ...written.map(([column]) => column)];
+  const replaced = ["id", ...(options.replaced ?? read.filter((column) => column !== "id")), ...(options.replaced ? [] : written.map(([column]) => column))];
+  return {
+    name,
+    columns: (alias) => read.map((column) => (alias ? `${alias}.${column}` : column)).join(", "),
+    toRecord: (row) => Object.fromEntries(read.map((column) => [column, codecs[column].decode(row[column])])) as unknown as T,
+    insertSql: `insert into ${name} (${insertColumns.join(", ")}) values (${insertColumns.map((column, i) => placeholder(column, i + 1)).join(", ")})`,
+    insertParams: (record, extra) => insertColumns.map((column) => valueOf(record, extra, column)),
+    replaceSql: `update ${name} set ${replaced
+      .slice(1)
+      .map((column, i) => `${column} = ${placeholder(column, i + 2)}`)
+      .join(", ")} where id = $1`,
+    replaceParams: (record, extra) => replaced.map((column) => valueOf(record, extra, column)),
+  };
+}
+
+/** Insert, get (with the read lock option), replace and delete by id: what every plain kind's repository starts from. */
+export function crud<T extends { id: string }, W = void>(db: SqlExecutor, t: Table<T, W>) {
+  return {
+    async insert(record: T, extra: W): Promise<void> {
+      await db.query(t.insertSql, t.insertParams(record, extra));
+    },
+    async replace(record: T, extra: W): Promise<void> {
+      await db.query(t.replaceSql, t.replaceParams(record, extra));
+    },
+    async get(id: string, options?: ReadOptions): Promise<T | null> {
+      const [row] = await db.query(`select ${t.columns()} from ${t.name} where id = $1${lockClause(options)}`, [id]);
+      return row ? t.toRecord(row) : null;
+    },
+    async delete(id: string): Promise<boolean> {
+      return (await db.query(`delete from ${t.name} where id = $1 returning id`, [id])).length > 0;
+    },
+  };
+}
+
+/**
+ * A record's chain of parents, child first, as id → parent id; one recursive query that stops at a
+ * cycle (and at a depth no real tree reaches), so a corrupt tree cannot loop.
+ */
+export async function ancestry(db: SqlExecutor, tableName: string, id: string): Promise<Map<string, string | null>> {
+  const rows = await db.query(
+    `with recursive up(id, parent_id, depth) as (
+       select id, parent_id, 0 from ${tableName} where id = $1
+       union all
+       select t.id, t.parent_id, up.depth + 1 from ${tableName} t join up on t.id = up.parent_id where up.depth < 10000
+     ) cycle id set looped using path
+     select id, parent_id from up`,
+    [id],
+  );
+  return new Map(rows.map((row) => [str(row.id), strOrNull(row.parent_id)]));
+}
