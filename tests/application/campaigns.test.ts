@@ -1,5 +1,6 @@
 // Use cases against a real (in-memory) record store: what a new campaign starts with, and atomicity.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { campaignAccess } from "../../application/access.ts";
 import { createCampaign, deleteCampaign } from "../../application/campaigns.ts";
 import type { Caller } from "../../domain/identity.ts";
 import type { Repositories } from "../../ports/records.ts";
@@ -62,7 +63,10 @@ describe("campaign creation bootstrap", () => {
   test("deleting removes the campaign's bootstrap rows too", async () => {
     const created = await createCampaign(service.deps, caller, { title: "Short-lived" });
     if (!created.ok) throw new Error("create failed");
-    expect((await deleteCampaign(service.deps, caller, created.value.id)).ok).toBe(true);
+    // The access invoke() would hand over for the declared level (owner).
+    const access = await campaignAccess(service.deps, caller, created.value.id, "owner");
+    if (!access.ok) throw new Error("no owner access");
+    expect((await deleteCampaign(service.deps, caller, access.value)).ok).toBe(true);
     expect(await service.deps.records.speakers.list(created.value.id)).toEqual([]);
     expect(await service.deps.records.settings.listFieldDefinitions(created.value.id)).toEqual([]);
     expect(await service.deps.records.members.get(created.value.id, caller.userId)).toBeNull();
