@@ -65,8 +65,8 @@ export type InputOf<I extends InputSchemas> = {
 export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse : null | RawResponse;
 
 /** OAuth scopes (DESIGN: OAuth); declared per operation, not enforced yet (API keys carry full access). */
-export const SCOPES = ["profile", "worlds_read", "sessions_read", "characters_read", "agent_write"] as const;
-export type Scope = (typeof SCOPES)[number];
+export const OAUTH_SCOPES = ["profile", "worlds_read", "sessions_read", "characters_read", "agent_write"] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** Where a campaign-scoped operation's campaign is, found from the validated input. */
 export type CampaignLocator = { campaign_id: string } | { record: OwnedKind; id: string; notFound: string };
@@ -80,14 +80,14 @@ export type CampaignLocator = { campaign_id: string } | { record: OwnedKind; id:
  */
 export type Access<In> =
   | { auth: "none"; scope?: undefined }
-  | { auth: "user"; scope: Scope }
-  | { auth: "first_party"; scope?: Scope }
-  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: Scope; hidden?: boolean; campaign: (input: In) => CampaignLocator | Failure };
+  | { auth: "user"; scope: OAuthScope }
+  | { auth: "first_party"; scope?: OAuthScope }
+  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: OAuthScope; hidden?: boolean; campaign: (input: In) => CampaignLocator | Failure };
 
 /** An access declaration as the interpreters see it (a method, so any row's locator fits). */
 export type AnyAccess =
-  | { auth: "none" | "user" | "first_party"; scope?: Scope }
-  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: Scope; hidden?: boolean; campaign(input: Inputs): CampaignLocator | Failure };
+  | { auth: "none" | "user" | "first_party"; scope?: OAuthScope }
+  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: OAuthScope; hidden?: boolean; campaign(input: Inputs): CampaignLocator | Failure };
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -170,13 +170,20 @@ export interface Operation extends OperationMeta {
   run(context: OperationContext, input: Inputs): Promise<Result<unknown>>;
 }
 
+/** A row with the types it was defined with kept (for typed clients in tests); at run time just an `Operation`. */
+export type TypedOperation<Id extends string, I extends InputSchemas, O> = Operation & {
+  readonly id: Id;
+  /** Never set: carries the row's static types. */
+  readonly types?: { input: InputOf<I>; output: OutputOf<O> };
+};
+
 /**
  * Checks one row against its schemas and access at its definition; the table holds it type-erased.
  * (The implementation signature is the erased one: nothing is cast, the overload is what rows see.)
  */
-export function defineOperation<I extends InputSchemas, A extends Access<InputOf<I>>, O extends TSchema | undefined = undefined>(
-  definition: OperationDefinition<I, O, A>,
-): Operation;
+export function defineOperation<const Id extends string, I extends InputSchemas, A extends Access<InputOf<I>>, O extends TSchema | undefined = undefined>(
+  definition: OperationDefinition<I, O, A> & { id: Id },
+): TypedOperation<Id, I, O>;
 export function defineOperation(definition: Operation): Operation {
   return definition;
 }
@@ -195,7 +202,8 @@ export const BODY_LIMITS = {
   transcript: 32 * 1024 * 1024,
 } as const;
 
-export const defineOperations = (operations: Operation[]): Operation[] => operations;
+/** A kind's rows, in published order; the tuple keeps each row's types. */
+export const defineOperations = <const T extends readonly Operation[]>(operations: T): T => operations;
 
 interface CompiledPart {
   part: InputPart;
