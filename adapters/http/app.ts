@@ -110,7 +110,14 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       }
       // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
       const declared = declaredTooLarge(request.headers, bodyLimit);
-      if (declared) return declared.response();
+      if (declared) {
+        // Rare (a body declared on a route that takes none): the key still answers first.
+        if ("key" in credentials && operation.access.auth !== "none") {
+          const authenticated = await authenticate(deps, credentials.key);
+          if (!authenticated.ok) return failureResponse(authenticated.error);
+        }
+        return declared.response();
+      }
       let result: Awaited<ReturnType<typeof invoke>>;
       try {
         let body: unknown = undefined;
