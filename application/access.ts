@@ -4,8 +4,7 @@ import type { Campaign } from "../domain/campaign.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { journalPermission, type JournalEntry, type PermissionLevel } from "../domain/journals.ts";
-import type { Repositories } from "../ports/records.ts";
-import type { AuthenticatedCaller } from "./auth.ts";
+import type { CampaignWithStanding, Repositories } from "../ports/records.ts";
 import type { Deps } from "./deps.ts";
 
 export interface CampaignAccess {
@@ -16,14 +15,8 @@ export interface CampaignAccess {
 
 export const campaignNotFound = () => fail("not_found", "Campaign not found");
 
-export async function campaignAccess(
-  deps: Pick<Deps, "records">,
-  caller: Caller,
-  campaignId: string,
-  needed: AccessLevel,
-): Promise<Result<CampaignAccess>> {
-  const prefetched = (caller as AuthenticatedCaller).prefetched;
-  const found = prefetched?.campaignId === campaignId ? prefetched.found : await deps.records.campaigns.getWithStanding(campaignId, caller.userId);
+/** The access a caller's standing grants, if it reaches `needed`: 404 for a campaign that does not exist. */
+export function standingAccess(caller: Caller, found: CampaignWithStanding | null, needed: AccessLevel): Result<CampaignAccess> {
   if (!found) return campaignNotFound();
   const level = accessLevelOf({
     isOwner: found.campaign.owner_id === caller.userId,
@@ -34,6 +27,14 @@ export async function campaignAccess(
   return ok({ campaign: found.campaign, level, roles: found.roles });
 }
 
+/**
+ * For a use case's own second check (a campaign other than the operation's, e.g. a task's); the
+ * operation's own level is enforced by `invoke()` from the table's declaration.
+ */
+export async function campaignAccess(deps: Pick<Deps, "records">, caller: Caller, campaignId: string, needed: AccessLevel): Promise<Result<CampaignAccess>> {
+  return standingAccess(caller, await deps.records.campaigns.getWithStanding(campaignId, caller.userId), needed);
+}
+
 export const FIRST_PARTY_SCOPE = "product_write";
 
 export const requireFirstParty = (caller: Caller): Result<true> =>
@@ -41,17 +42,12 @@ export const requireFirstParty = (caller: Caller): Result<true> =>
     ? ok(true)
     : fail("forbidden", "This route needs a first-party key with the product_write scope");
 
-/** Access to a record through its campaign: 404 when it does not exist, the campaign's rule otherwise. */
-export async function recordAccess<T extends { campaign_id: string }>(
-  deps: Pick<Deps, "records">,
-  caller: Caller,
-  record: T | null,
-  notFoundDetail: string,
-  needed: AccessLevel,
-): Promise<Result<{ record: T; access: CampaignAccess }>> {
-  if (!record) return fail("not_found", notFoundDetail);
-  const access = await campaignAccess(deps, caller, record.campaign_id, needed);
-  return access.ok ? ok({ record, access: access.value }) : access;
+/**
+ * A record of the campaign the caller was granted: 404 when it does not exist, or (should a table
+ * row locate the wrong campaign) belongs to another campaign.
+ */
+export function inCampaign<T extends { campaign_id: string }>(access: CampaignAccess, record: T | null, notFoundDetail: string): Result<T> {
+  return record && record.campaign_id === access.campaign.id ? ok(record) : fail("not_found", notFoundDetail);
 }
 
 /** What a user may do with a journal entry, or null when they may not see it (the domain rule on stored shares). */

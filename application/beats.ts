@@ -7,7 +7,7 @@ import { mayHaveParent, type Beat, type BeatType } from "../domain/beats.ts";
 import { mergeMetadata } from "../domain/metadata.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -76,9 +76,8 @@ async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Be
   await tx.search.upsert({ campaign_id: beat.campaign_id, doc_type: "beats", doc_id: beat.id, title: beat.label, body: beat.description ?? "", facets: { type: beat.type } }, nowIso(deps));
 }
 
-export async function createBeat(deps: Deps, caller: Caller, campaignId: string, fields: BeatFields & { label: string; type: BeatType }): Promise<Result<BeatView>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createBeat(deps: Deps, caller: Caller, access: CampaignAccess, fields: BeatFields & { label: string; type: BeatType }): Promise<Result<BeatView>> {
+  const campaignId = access.campaign.id;
   const blank: Beat = { id: deps.ids.next(), campaign_id: campaignId, label: "", type: fields.type, description: null, index: 0, parent_id: null, metadata: null, game_session_ids: [], created_at: nowIso(deps), updated_at: null };
   return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
     const applied = await applyFields(tx, blank, fields);
@@ -89,13 +88,13 @@ export async function createBeat(deps: Deps, caller: Caller, campaignId: string,
   });
 }
 
-export async function getBeat(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<BeatView>> {
-  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "read");
-  return found.ok ? ok(beatView(found.value.record, withLinks)) : found;
+export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<BeatView>> {
+  const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
+  return found.ok ? ok(beatView(found.value, withLinks)) : found;
 }
 
-export async function updateBeat(deps: Deps, caller: Caller, id: string, fields: BeatFields): Promise<Result<BeatView>> {
-  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
+export async function updateBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: BeatFields): Promise<Result<BeatView>> {
+  const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
     const previous = await tx.beats.get(id, { lock: true });
@@ -110,8 +109,8 @@ export async function updateBeat(deps: Deps, caller: Caller, id: string, fields:
 }
 
 /** Children keep existing without a parent; links made from the beat go with it. */
-export async function deleteBeat(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, await deps.records.beats.get(id), NOT_FOUND, "write");
+export async function deleteBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!(await tx.beats.get(id, { lock: true }))) return false;
@@ -126,17 +125,17 @@ export async function deleteBeat(deps: Deps, caller: Caller, id: string): Promis
 export async function listBeats(
   deps: Deps,
   caller: Caller,
+  access: CampaignAccess,
   query: PageRequest & { campaign_id?: string; session_id?: string; include_hierarchy?: boolean; with_links?: boolean },
 ): Promise<Result<Page<BeatView> | BeatNode[]>> {
   const withLinks = query.with_links ?? false;
   const page = { page: query.page, size: query.size };
   if (query.session_id) {
-    const session = await deps.records.sessions.get(query.session_id);
-    if (!session) return fail("not_found", "Session not found");
-    const access = await campaignAccess(deps, caller, session.campaign_id, "read");
-    if (!access.ok) return access;
+    // The session's campaign is the one granted (the table's declaration prefers session_id).
+    const session = inCampaign(access, await deps.records.sessions.get(query.session_id), "Session not found");
+    if (!session.ok) return session;
     if (query.include_hierarchy) {
-      const all = await deps.records.beats.allBySession(session.id);
+      const all = await deps.records.beats.allBySession(session.value.id);
       const linksFrom = new Map<string, BeatNode["linkedEntities"]>();
       for (const beat of all) {
         const links = (await deps.records.links.list(beat.campaign_id, { from_id: beat.id, from_type: "Beat" }, { page: 1, size: 100 }, caller.userId)).rows;
@@ -146,12 +145,9 @@ export async function listBeats(
       const toNode = (entry: HierarchyNode<Beat>): BeatNode => ({ ...beatView(entry.node, withLinks), children: entry.children.map(toNode), linkedEntities: linksFrom.get(entry.node.id)! });
       return ok(nest(all).map(toNode));
     }
-    const { rows, total } = await deps.records.beats.listBySession(session.id, page);
+    const { rows, total } = await deps.records.beats.listBySession(session.value.id, page);
     return ok(toPage(rows.map((b) => beatView(b, withLinks)), total, page));
   }
-  if (!query.campaign_id) return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
-  const access = await campaignAccess(deps, caller, query.campaign_id, "read");
-  if (!access.ok) return access;
-  const { rows, total } = await deps.records.beats.listByCampaign(query.campaign_id, page);
+  const { rows, total } = await deps.records.beats.listByCampaign(access.campaign.id, page);
   return ok(toPage(rows.map((b) => beatView(b, withLinks)), total, page));
 }

@@ -17,7 +17,7 @@ import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { CampaignFilters } from "../ports/records.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
-import { campaignAccess } from "./access.ts";
+import { type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -34,9 +34,8 @@ export async function listCampaigns(
   return ok(toPage(rows.map((campaign) => campaignView(campaign, withLinks)), total, { page, size }));
 }
 
-export async function getCampaign(deps: Deps, caller: Caller, campaignId: string, withLinks = false): Promise<Result<Campaign>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  return access.ok ? ok(campaignView(access.value.campaign, withLinks)) : access;
+export async function getCampaign(deps: Deps, caller: Caller, access: CampaignAccess, withLinks = false): Promise<Result<Campaign>> {
+  return ok(campaignView(access.campaign, withLinks));
 }
 
 const blankTitle = (input: unknown) =>
@@ -93,11 +92,10 @@ export async function createCampaign(deps: Deps, caller: Caller, draft: Campaign
 export async function updateCampaign(
   deps: Deps,
   caller: Caller,
-  campaignId: string,
+  access: CampaignAccess,
   changes: CampaignChanges & ArchiveRequest,
 ): Promise<Result<Campaign>> {
-  const access = await campaignAccess(deps, caller, campaignId, "manage");
-  if (!access.ok) return access;
+  const campaignId = access.campaign.id;
   const { archived, archived_at, ...rest } = changes;
   const cleaned: CampaignChanges = rest;
   if (cleaned.title !== undefined) {
@@ -105,10 +103,10 @@ export async function updateCampaign(
     if (!cleaned.title) return blankTitle(changes.title);
   }
   const now = nowIso(deps);
-  const archive = archiveChange(access.value.campaign.archived_at, { archived, archived_at }, now);
+  const archive = archiveChange(access.campaign.archived_at, { archived, archived_at }, now);
   if (!archive.ok) return archive;
   if (archive.value !== undefined) cleaned.archived_at = archive.value;
-  if (Object.keys(cleaned).length === 0) return ok(campaignView(access.value.campaign, false));
+  if (Object.keys(cleaned).length === 0) return ok(campaignView(access.campaign, false));
   return deps.records.withTransaction(async (tx): Promise<Result<Campaign>> => {
     const updated = await tx.campaigns.update(campaignId, cleaned, now);
     if (!updated) return fail("not_found", "Campaign not found");
@@ -117,17 +115,15 @@ export async function updateCampaign(
   });
 }
 
-export async function deleteCampaign(deps: Deps, caller: Caller, campaignId: string): Promise<Result<null>> {
-  const access = await campaignAccess(deps, caller, campaignId, "owner");
-  if (!access.ok) return access;
+export async function deleteCampaign(deps: Deps, caller: Caller, access: CampaignAccess): Promise<Result<null>> {
+  const campaignId = access.campaign.id;
   await deps.records.campaigns.delete(campaignId);
   return ok(null);
 }
 
-export async function campaignStats(deps: Deps, caller: Caller, campaignId: string): Promise<Result<CampaignStats>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
-  const { campaign } = access.value;
+export async function campaignStats(deps: Deps, caller: Caller, access: CampaignAccess): Promise<Result<CampaignStats>> {
+  const campaignId = access.campaign.id;
+  const { campaign } = access;
   const counts = await deps.records.campaigns.counts(campaignId);
   return ok({ campaign_id: campaign.id, title: campaign.title, public: campaign.public, created_at: campaign.created_at, ...counts });
 }

@@ -7,7 +7,7 @@ import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import type { Speaker } from "../domain/speakers.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -115,9 +115,8 @@ async function afterWrite(tx: Repositories, deps: Deps, character: Character, pr
   );
 }
 
-export async function createCharacter(deps: Deps, caller: Caller, campaignId: string, fields: CharacterFields & { character_name: string }): Promise<Result<CharacterView>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createCharacter(deps: Deps, caller: Caller, access: CampaignAccess, fields: CharacterFields & { character_name: string }): Promise<Result<CharacterView>> {
+  const campaignId = access.campaign.id;
   const blank: Character = {
     id: deps.ids.next(),
     campaign_id: campaignId,
@@ -145,16 +144,16 @@ export async function createCharacter(deps: Deps, caller: Caller, campaignId: st
   });
 }
 
-export async function getCharacter(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<CharacterView>> {
-  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "read");
+export async function getCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<CharacterView>> {
+  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
   if (!found.ok) return found;
-  const character = found.value.record;
+  const character = found.value;
   const speaker = character.speaker_id ? await deps.records.speakers.get(character.speaker_id) : null;
   return ok(characterView(character, speaker, withLinks));
 }
 
-export async function updateCharacter(deps: Deps, caller: Caller, id: string, fields: CharacterFields): Promise<Result<CharacterView>> {
-  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
+export async function updateCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: CharacterFields): Promise<Result<CharacterView>> {
+  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
     const previous = await tx.characters.get(id, { lock: true });
@@ -168,8 +167,8 @@ export async function updateCharacter(deps: Deps, caller: Caller, id: string, fi
   });
 }
 
-export async function deleteCharacter(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, await deps.records.characters.get(id), "Character not found", "write");
+export async function deleteCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!(await tx.characters.get(id, { lock: true }))) return false;
@@ -188,9 +187,8 @@ export interface CharacterListQuery extends PageRequest {
   fields?: "card";
 }
 
-export async function listCharacters(deps: Deps, caller: Caller, campaignId: string, query: CharacterListQuery): Promise<Result<Page<CharacterView | CharacterCard>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+export async function listCharacters(deps: Deps, caller: Caller, access: CampaignAccess, query: CharacterListQuery): Promise<Result<Page<CharacterView | CharacterCard>>> {
+  const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.characters.list(
     campaignId,

@@ -7,7 +7,7 @@ import type { Caller } from "../domain/identity.ts";
 import { pageCount, toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { characterCard } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
@@ -84,9 +84,8 @@ async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous
 const notFound = (kind: EntityKind) => `${ENTITY_NOUN[kind]} not found`;
 const ofKind = (entity: Entity | null, kind: EntityKind) => (entity && entity.kind === kind ? entity : null);
 
-export async function createEntity(deps: Deps, caller: Caller, kind: EntityKind, campaignId: string, fields: EntityFields & { name: string }): Promise<Result<EntityView>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, fields: EntityFields & { name: string }): Promise<Result<EntityView>> {
+  const campaignId = access.campaign.id;
   const blank: Entity = {
     id: deps.ids.next(),
     campaign_id: campaignId,
@@ -111,13 +110,13 @@ export async function createEntity(deps: Deps, caller: Caller, kind: EntityKind,
   });
 }
 
-export async function getEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string, withLinks: boolean): Promise<Result<EntityView>> {
-  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "read");
-  return found.ok ? ok(entityView(found.value.record, withLinks)) : found;
+export async function getEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, withLinks: boolean): Promise<Result<EntityView>> {
+  const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
+  return found.ok ? ok(entityView(found.value, withLinks)) : found;
 }
 
-export async function updateEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
-  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
+export async function updateEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
+  const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
     const previous = ofKind(await tx.entities.get(id, { lock: true }), kind);
@@ -131,8 +130,8 @@ export async function updateEntity(deps: Deps, caller: Caller, kind: EntityKind,
   });
 }
 
-export async function deleteEntity(deps: Deps, caller: Caller, kind: EntityKind, id: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, ofKind(await deps.records.entities.get(id), kind), notFound(kind), "write");
+export async function deleteEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string): Promise<Result<null>> {
+  const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!ofKind(await tx.entities.get(id, { lock: true }), kind)) return false;
@@ -149,9 +148,8 @@ export interface EntityListQuery extends PageRequest {
   fields?: "card";
 }
 
-export async function listEntities(deps: Deps, caller: Caller, kind: EntityKind, campaignId: string, query: EntityListQuery): Promise<Result<Page<EntityView | EntityCard>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+export async function listEntities(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, query: EntityListQuery): Promise<Result<Page<EntityView | EntityCard>>> {
+  const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.entities.list(campaignId, kind, { search: query.search?.trim() || undefined }, page);
   const data = query.fields === "card" ? rows.map(entityCard) : rows.map((e) => entityView(e, query.with_links));
@@ -172,11 +170,10 @@ export interface PickerPage {
 export async function pickEntities(
   deps: Deps,
   caller: Caller,
-  campaignId: string,
+  access: CampaignAccess,
   query: { type: PickerType; search?: string; page: number; limit: number },
 ): Promise<Result<PickerPage>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+  const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.limit };
   const search = query.search?.trim() || undefined;
   let results: EntityCard[];

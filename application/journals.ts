@@ -20,7 +20,7 @@ import { chunkText, lexicalToPlainText } from "../domain/richtext.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import { wouldCreateCycle } from "../domain/hierarchy.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, journalEntryPermission } from "./access.ts";
+import { inCampaign, journalEntryPermission, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -51,12 +51,15 @@ export type JournalDetail = JournalEntry & { permission_level: PermissionLevel }
 export type JournalListItem = Omit<JournalEntry, "content" | "content_rich" | "content_metadata">;
 export type JournalCard = Pick<JournalEntry, "id" | "title" | "summary" | "updated_at" | "folder_id">;
 
-/** The entry if the caller can see it with at least `needed`: invisible entries are 404, visible but not permitted 403. */
-async function entryFor(deps: Deps, caller: Caller, entryId: string, needed: PermissionLevel): Promise<Result<{ entry: JournalEntry; level: PermissionLevel }>> {
-  const entry = await deps.records.journals.get(entryId);
-  if (!entry) return fail("not_found", ENTRY_NOT_FOUND);
-  const access = await campaignAccess(deps, caller, entry.campaign_id, "read");
-  if (!access.ok) return access.error.failure === "forbidden" ? fail("not_found", ENTRY_NOT_FOUND) : access;
+/**
+ * The entry if the caller can see it with at least `needed`: invisible entries are 404, visible but
+ * not permitted 403. On top of the campaign read access the table declares (`hidden`: non-members
+ * are told 404 too), the entry's own permission rule.
+ */
+async function entryFor(deps: Deps, caller: Caller, access: CampaignAccess, entryId: string, needed: PermissionLevel): Promise<Result<{ entry: JournalEntry; level: PermissionLevel }>> {
+  const found = inCampaign(access, await deps.records.journals.get(entryId), ENTRY_NOT_FOUND);
+  if (!found.ok) return found;
+  const entry = found.value;
   const level = await journalEntryPermission(deps.records, entry, caller.userId);
   if (!level) return fail("not_found", ENTRY_NOT_FOUND);
   if (!atLeast(level, needed)) return fail("forbidden", `This needs ${needed} permission on the journal entry; you have ${level}`);
@@ -130,9 +133,8 @@ async function reindex(tx: Repositories, deps: Deps, entry: JournalEntry) {
   );
 }
 
-export async function createJournal(deps: Deps, caller: Caller, campaignId: string, fields: JournalFields & { title: string }): Promise<Result<{ success: true; id: string }>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createJournal(deps: Deps, caller: Caller, access: CampaignAccess, fields: JournalFields & { title: string }): Promise<Result<{ success: true; id: string }>> {
+  const campaignId = access.campaign.id;
   const tooLarge = requestTooLarge(fields);
   if (tooLarge) return tooLarge;
   if (!fields.title.trim()) return fail("invalid", "Title cannot be empty", [{ type: "string_too_short", loc: ["body", "title"], msg: "Title cannot be empty", input: fields.title }]);
@@ -168,8 +170,8 @@ export async function createJournal(deps: Deps, caller: Caller, campaignId: stri
   });
 }
 
-export async function getJournal(deps: Deps, caller: Caller, entryId: string, withLinks = false): Promise<Result<JournalDetail>> {
-  const found = await entryFor(deps, caller, entryId, "view");
+export async function getJournal(deps: Deps, caller: Caller, access: CampaignAccess, entryId: string, withLinks = false): Promise<Result<JournalDetail>> {
+  const found = await entryFor(deps, caller, access, entryId, "view");
   if (!found.ok) return found;
   const { entry, level } = found.value;
   return ok({ ...entry, summary: stripOrKeep(entry.summary, withLinks), content: stripOrKeep(entry.content, withLinks), permission_level: level });
@@ -178,11 +180,10 @@ export async function getJournal(deps: Deps, caller: Caller, entryId: string, wi
 export async function listJournals(
   deps: Deps,
   caller: Caller,
-  campaignId: string,
+  access: CampaignAccess,
   query: PageRequest & { folder_id?: string; fields?: "card"; with_links?: boolean },
 ): Promise<Result<Page<JournalListItem | JournalCard>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+  const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.journals.listVisible(campaignId, caller.userId, { folderId: query.folder_id }, page);
   const data = rows.map(({ content: _c, content_rich: _r, content_metadata: _m, ...item }) => {
@@ -192,9 +193,9 @@ export async function listJournals(
   return ok(toPage(data, total, page));
 }
 
-export async function updateJournal(deps: Deps, caller: Caller, entryId: string, update: JournalUpdate): Promise<Result<{ success: true; id: string }>> {
+export async function updateJournal(deps: Deps, caller: Caller, access: CampaignAccess, entryId: string, update: JournalUpdate): Promise<Result<{ success: true; id: string }>> {
   const managing = update.permissions !== undefined || update.author_id !== undefined;
-  const found = await entryFor(deps, caller, entryId, managing ? "manage" : "edit");
+  const found = await entryFor(deps, caller, access, entryId, managing ? "manage" : "edit");
   if (!found.ok) return found;
   const tooLarge = requestTooLarge(update);
   if (tooLarge) return tooLarge;
@@ -232,8 +233,8 @@ export async function updateJournal(deps: Deps, caller: Caller, entryId: string,
   });
 }
 
-export async function deleteJournal(deps: Deps, caller: Caller, entryId: string): Promise<Result<{ success: true }>> {
-  const found = await entryFor(deps, caller, entryId, "manage");
+export async function deleteJournal(deps: Deps, caller: Caller, access: CampaignAccess, entryId: string): Promise<Result<{ success: true }>> {
+  const found = await entryFor(deps, caller, access, entryId, "manage");
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!(await tx.journals.get(entryId, { lock: true }))) return false;
@@ -269,9 +270,8 @@ async function checkFolderFields(repos: Repositories, folder: JournalFolder): Pr
 
 const DUPLICATE_PATH = "Folder path already exists for this campaign";
 
-export async function createFolder(deps: Deps, caller: Caller, campaignId: string, fields: FolderFields & { name: string; path: string }): Promise<Result<{ success: true; id: string }>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createFolder(deps: Deps, caller: Caller, access: CampaignAccess, fields: FolderFields & { name: string; path: string }): Promise<Result<{ success: true; id: string }>> {
+  const campaignId = access.campaign.id;
   const folder: JournalFolder = {
     id: deps.ids.next(),
     campaign_id: campaignId,
@@ -289,25 +289,21 @@ export async function createFolder(deps: Deps, caller: Caller, campaignId: strin
   return (await deps.records.folders.insert(folder)) ? ok({ success: true, id: folder.id }) : fail("bad_request", DUPLICATE_PATH);
 }
 
-async function folderFor(deps: Deps, caller: Caller, folderId: string, needed: "read" | "write"): Promise<Result<JournalFolder>> {
-  const folder = await deps.records.folders.get(folderId);
-  if (!folder) return fail("not_found", "Journal folder not found");
-  const access = await campaignAccess(deps, caller, folder.campaign_id, needed);
-  return access.ok ? ok(folder) : access;
+async function folderFor(deps: Deps, access: CampaignAccess, folderId: string): Promise<Result<JournalFolder>> {
+  return inCampaign(access, await deps.records.folders.get(folderId), "Journal folder not found");
 }
 
-export async function getFolder(deps: Deps, caller: Caller, folderId: string): Promise<Result<JournalFolder>> {
-  return folderFor(deps, caller, folderId, "read");
+export async function getFolder(deps: Deps, caller: Caller, access: CampaignAccess, folderId: string): Promise<Result<JournalFolder>> {
+  return folderFor(deps, access, folderId);
 }
 
-export async function listFolders(deps: Deps, caller: Caller, campaignId: string, parentId?: string): Promise<Result<{ data: JournalFolder[] }>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+export async function listFolders(deps: Deps, caller: Caller, access: CampaignAccess, parentId?: string): Promise<Result<{ data: JournalFolder[] }>> {
+  const campaignId = access.campaign.id;
   return ok({ data: await deps.records.folders.list(campaignId, parentId) });
 }
 
-export async function updateFolder(deps: Deps, caller: Caller, folderId: string, fields: FolderFields): Promise<Result<{ success: true; id: string }>> {
-  const found = await folderFor(deps, caller, folderId, "write");
+export async function updateFolder(deps: Deps, caller: Caller, access: CampaignAccess, folderId: string, fields: FolderFields): Promise<Result<{ success: true; id: string }>> {
+  const found = await folderFor(deps, access, folderId);
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<{ success: true; id: string }>> => {
     const current = await tx.folders.get(folderId, { lock: true });
@@ -327,8 +323,8 @@ export async function updateFolder(deps: Deps, caller: Caller, folderId: string,
 }
 
 /** Its entries move to the campaign root, its child folders up one level. */
-export async function deleteFolder(deps: Deps, caller: Caller, folderId: string): Promise<Result<{ success: true }>> {
-  const found = await folderFor(deps, caller, folderId, "write");
+export async function deleteFolder(deps: Deps, caller: Caller, access: CampaignAccess, folderId: string): Promise<Result<{ success: true }>> {
+  const found = await folderFor(deps, access, folderId);
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     // Locked and read again: the parent its children move to is the one the folder has now.

@@ -7,7 +7,7 @@ import { atLeast } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { wikilinkTargets } from "../domain/wikilinks.ts";
 import type { LinkFilters, RecordRef, Repositories } from "../ports/records.ts";
-import { campaignAccess, journalEntryPermission } from "./access.ts";
+import { journalEntryPermission, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
 type IdsAndClock = Pick<Deps, "ids" | "clock">;
@@ -58,9 +58,8 @@ export async function syncWikilinks(
   await tx.links.pruneWikilinks(source.type, source.id, kept);
 }
 
-export async function listLinks(deps: Deps, caller: Caller, campaignId: string, filters: LinkFilters, page: PageRequest): Promise<Result<Page<Link>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+export async function listLinks(deps: Deps, caller: Caller, access: CampaignAccess, filters: LinkFilters, page: PageRequest): Promise<Result<Page<Link>>> {
+  const campaignId = access.campaign.id;
   const { rows, total } = await deps.records.links.list(campaignId, filters, page, caller.userId);
   return ok(toPage(rows, total, page));
 }
@@ -74,9 +73,8 @@ export interface LinkDraft {
 }
 
 /** Creates a link, or replaces the one from the same source with the same (normalized) alias. */
-export async function createLink(deps: Deps, caller: Caller, campaignId: string, draft: LinkDraft): Promise<Result<Link>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createLink(deps: Deps, caller: Caller, access: CampaignAccess, draft: LinkDraft): Promise<Result<Link>> {
+  const campaignId = access.campaign.id;
   const [from, to] = await Promise.all([deps.records.lookup.findRecord(draft.from_type, draft.from_id), deps.records.lookup.findRecord(draft.to_type, draft.to_id)]);
   // Each end in turn, missing or invisible alike, so an answer never tells an unseen entry from no entry.
   for (const [end, ref, type, id] of [["source", from, draft.from_type, draft.from_id], ["target", to, draft.to_type, draft.to_id]] as const) {
@@ -120,9 +118,8 @@ async function journalEndWritable(deps: Deps, caller: Caller, type: string, id: 
   return atLeast(level, "edit") ? ok(true) : fail("forbidden", `This needs edit permission on the journal entry; you have ${level}`);
 }
 
-async function campaignLink(deps: Deps, caller: Caller, campaignId: string, linkId: string): Promise<Result<Link>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+async function campaignLink(deps: Deps, caller: Caller, access: CampaignAccess, linkId: string): Promise<Result<Link>> {
+  const campaignId = access.campaign.id;
   const link = await deps.records.links.get(linkId);
   if (!link || link.campaign_id !== campaignId) return fail("not_found", "Link not found");
   for (const [type, id] of [[link.from_type, link.from_id], [link.to_type, link.to_id]] as const) {
@@ -132,18 +129,18 @@ async function campaignLink(deps: Deps, caller: Caller, campaignId: string, link
   return ok(link);
 }
 
-export async function updateLink(deps: Deps, caller: Caller, campaignId: string, linkId: string, alias: string): Promise<Result<Link>> {
+export async function updateLink(deps: Deps, caller: Caller, access: CampaignAccess, linkId: string, alias: string): Promise<Result<Link>> {
   const normal = normalizeAlias(alias);
   if (!normal) return { ok: false, error: invalidField(["body", "alias"], "Alias cannot be empty", alias, "string_too_short") };
-  const found = await campaignLink(deps, caller, campaignId, linkId);
+  const found = await campaignLink(deps, caller, access, linkId);
   if (!found.ok) return found;
   const updated = await deps.records.links.updateAlias(linkId, normal, linkAliasKey(normal));
   if (updated === "conflict") return fail("conflict", "Another link from the same record already uses this alias");
   return updated ? ok(updated) : fail("not_found", "Link not found");
 }
 
-export async function deleteLink(deps: Deps, caller: Caller, campaignId: string, linkId: string): Promise<Result<null>> {
-  const found = await campaignLink(deps, caller, campaignId, linkId);
+export async function deleteLink(deps: Deps, caller: Caller, access: CampaignAccess, linkId: string): Promise<Result<null>> {
+  const found = await campaignLink(deps, caller, access, linkId);
   if (!found.ok) return found;
   await deps.records.links.delete(linkId);
   return ok(null);

@@ -6,7 +6,7 @@ import type { Caller } from "../domain/identity.ts";
 import { atLeast } from "../domain/journals.ts";
 import { linkMentions, retargetLinks, unlinkTarget } from "../domain/wikilinks.ts";
 import type { RecordRef, Repositories, Task, TextSource } from "../ports/records.ts";
-import { campaignAccess, journalEntryPermission } from "./access.ts";
+import { campaignAccess, journalEntryPermission, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -53,11 +53,11 @@ async function findTarget(repos: Repositories, type: LinkToType | undefined, id:
 export async function requestMaintenance(
   deps: Deps,
   caller: Caller,
+  access: CampaignAccess,
   routeType: LinkToType,
   request: MaintenanceRequest,
 ): Promise<Result<{ success: true; task_id: string }>> {
-  const access = await campaignAccess(deps, caller, request.campaign_id, "write");
-  if (!access.ok) return access;
+  if (access.campaign.id !== request.campaign_id) return fail("not_found", "Campaign not found");
   const targetType = request.target_type ?? routeType;
   const target = await findTarget(deps.records, targetType, request.target_id);
   if (!target || target.campaign_id !== request.campaign_id) return fail("not_found", `${targetType} ${request.target_id} not found in this campaign`);
@@ -87,6 +87,7 @@ export async function getTask(deps: Deps, caller: Caller, taskId: string): Promi
   const task = await deps.records.tasks.get(taskId);
   if (!task) return fail("not_found", "Task not found");
   if (task.campaign_id) {
+    // A second check the table cannot declare: a task may have no campaign (then only its creator sees it).
     const access = await campaignAccess(deps, caller, task.campaign_id, "read");
     if (!access.ok) return access;
   } else if (task.created_by !== caller.userId) return fail("not_found", "Task not found");

@@ -6,7 +6,7 @@ import { mergeMetadata } from "../domain/metadata.ts";
 import { normalizeCategories, type Moment } from "../domain/moments.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
@@ -61,9 +61,8 @@ async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous
   );
 }
 
-export async function createMoment(deps: Deps, caller: Caller, campaignId: string, fields: MomentFields & { label: string }): Promise<Result<Moment>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createMoment(deps: Deps, caller: Caller, access: CampaignAccess, fields: MomentFields & { label: string }): Promise<Result<Moment>> {
+  const campaignId = access.campaign.id;
   if (!fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   const blank: Moment = { id: deps.ids.next(), campaign_id: campaignId, session_id: null, label: null, content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: nowIso(deps), updated_at: null };
   return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
@@ -75,13 +74,13 @@ export async function createMoment(deps: Deps, caller: Caller, campaignId: strin
   });
 }
 
-export async function getMoment(deps: Deps, caller: Caller, id: string, withLinks: boolean): Promise<Result<Moment>> {
-  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "read");
-  return found.ok ? ok(view(found.value.record, withLinks)) : found;
+export async function getMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<Moment>> {
+  const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
+  return found.ok ? ok(view(found.value, withLinks)) : found;
 }
 
-export async function updateMoment(deps: Deps, caller: Caller, id: string, fields: MomentFields): Promise<Result<Moment>> {
-  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "write");
+export async function updateMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: MomentFields): Promise<Result<Moment>> {
+  const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
   if (!found.ok) return found;
   if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
@@ -96,8 +95,8 @@ export async function updateMoment(deps: Deps, caller: Caller, id: string, field
   });
 }
 
-export async function deleteMoment(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, await deps.records.moments.get(id), NOT_FOUND, "write");
+export async function deleteMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!(await tx.moments.get(id, { lock: true }))) return false;
@@ -113,6 +112,7 @@ const ids = (list?: string) => (list ? list.split(",").map((id) => id.trim()).fi
 export async function listMoments(
   deps: Deps,
   caller: Caller,
+  access: CampaignAccess,
   query: PageRequest & {
     campaign_id?: string;
     session_id?: string;
@@ -128,14 +128,8 @@ export async function listMoments(
     with_links?: boolean;
   },
 ): Promise<Result<Page<Moment | MomentCard>>> {
-  let campaignId = query.campaign_id;
-  if (!campaignId && query.session_id) campaignId = (await deps.records.sessions.get(query.session_id))?.campaign_id;
-  if (!campaignId) {
-    if (query.session_id) return fail("not_found", "Session not found");
-    return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
-  }
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+  // The campaign is campaign_id's, or else session_id's (the table's declaration locates it).
+  const campaignId = access.campaign.id;
   const linkedTo = [...ids(query.character_ids), ...ids(query.location_ids), ...ids(query.faction_ids), ...ids(query.item_ids)];
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.moments.list(

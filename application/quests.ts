@@ -18,7 +18,7 @@ import {
 } from "../domain/quests.ts";
 import type { SessionRef } from "../domain/sessions.ts";
 import type { QuestFilters, Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
 type SessionCite = { id: string; number: number; title: string; session_date: string } | null;
@@ -175,9 +175,8 @@ async function withSessions(repos: Repositories, quest: Quest): Promise<QuestVie
   return viewOf(quest, await repos.sessions.refs(quest.campaign_id, sessionIdsOf([quest])));
 }
 
-export async function createQuest(deps: Deps, caller: Caller, campaignId: string, patch: QuestPatch & { quest_name: string }): Promise<Result<QuestView>> {
-  const access = await campaignAccess(deps, caller, campaignId, "write");
-  if (!access.ok) return access;
+export async function createQuest(deps: Deps, caller: Caller, access: CampaignAccess, patch: QuestPatch & { quest_name: string }): Promise<Result<QuestView>> {
+  const campaignId = access.campaign.id;
   const problem = nameProblem(patch.quest_name);
   if (problem) return problem;
   return deps.records.withTransaction(async (tx): Promise<Result<QuestView>> => {
@@ -192,8 +191,8 @@ export async function createQuest(deps: Deps, caller: Caller, campaignId: string
   });
 }
 
-export async function updateQuest(deps: Deps, caller: Caller, questId: string, patch: QuestPatch): Promise<Result<QuestView>> {
-  const found = await recordAccess(deps, caller, await deps.records.quests.get(questId), "Quest not found", "write");
+export async function updateQuest(deps: Deps, caller: Caller, access: CampaignAccess, questId: string, patch: QuestPatch): Promise<Result<QuestView>> {
+  const found = inCampaign(access, await deps.records.quests.get(questId), "Quest not found");
   if (!found.ok) return found;
   const problem = nameProblem(patch.quest_name);
   if (problem) return problem;
@@ -210,13 +209,13 @@ export async function updateQuest(deps: Deps, caller: Caller, questId: string, p
   });
 }
 
-export async function getQuest(deps: Deps, caller: Caller, questId: string): Promise<Result<QuestView>> {
-  const found = await recordAccess(deps, caller, await deps.records.quests.get(questId), "Quest not found", "read");
-  return found.ok ? ok(await withSessions(deps.records, found.value.record)) : found;
+export async function getQuest(deps: Deps, caller: Caller, access: CampaignAccess, questId: string): Promise<Result<QuestView>> {
+  const found = inCampaign(access, await deps.records.quests.get(questId), "Quest not found");
+  return found.ok ? ok(await withSessions(deps.records, found.value)) : found;
 }
 
-export async function deleteQuest(deps: Deps, caller: Caller, questId: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, await deps.records.quests.get(questId), "Quest not found", "write");
+export async function deleteQuest(deps: Deps, caller: Caller, access: CampaignAccess, questId: string): Promise<Result<null>> {
+  const found = inCampaign(access, await deps.records.quests.get(questId), "Quest not found");
   if (!found.ok) return found;
   const deleted = await deps.records.withTransaction(async (tx) => {
     if (!(await tx.quests.get(questId, { lock: true }))) return false;
@@ -226,9 +225,8 @@ export async function deleteQuest(deps: Deps, caller: Caller, questId: string): 
   return deleted ? ok(null) : fail("not_found", "Quest not found");
 }
 
-export async function listQuests(deps: Deps, caller: Caller, campaignId: string, filters: QuestFilters, page: PageRequest): Promise<Result<Page<QuestSummary>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+export async function listQuests(deps: Deps, caller: Caller, access: CampaignAccess, filters: QuestFilters, page: PageRequest): Promise<Result<Page<QuestSummary>>> {
+  const campaignId = access.campaign.id;
   const { rows, total } = await deps.records.quests.list(campaignId, { ...filters, search: filters.search?.trim() || undefined }, page);
   const sessions = await deps.records.sessions.refs(campaignId, sessionIdsOf(rows));
   return ok(toPage(rows.map((quest) => summaryOf(quest, sessions)), total, page));

@@ -4,30 +4,27 @@ import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import type { HeroAward, RecapEntry } from "../domain/recaps.ts";
 import type { RecapFilters, Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess } from "./access.ts";
+import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
 export const API_PIPELINE_SOURCE = "api";
 
-async function sessionFor(deps: Deps, caller: Caller, sessionId: string): Promise<Result<{ campaignId: string }>> {
-  const session = await deps.records.sessions.get(sessionId);
-  if (!session) return fail("not_found", "Session not found");
-  const access = await campaignAccess(deps, caller, session.campaign_id, "write");
-  return access.ok ? ok({ campaignId: session.campaign_id }) : access;
+/** The session a card is created for, in the campaign granted (the table locates it through the session). */
+async function sessionFor(deps: Deps, access: CampaignAccess, sessionId: string): Promise<Result<{ campaignId: string }>> {
+  const session = inCampaign(access, await deps.records.sessions.get(sessionId), "Session not found");
+  return session.ok ? ok({ campaignId: session.value.campaign_id }) : session;
 }
 
-/** Lists need a campaign or a session to look in; the caller must be able to read it. */
-async function listScope(deps: Deps, caller: Caller, query: { campaign_id?: string; session_id?: string }): Promise<Result<RecapFilters>> {
-  let campaignId = query.campaign_id;
-  if (query.session_id) {
-    const session = await deps.records.sessions.get(query.session_id);
-    if (!session) return fail("not_found", "Session not found");
-    if (campaignId && campaignId !== session.campaign_id) return ok({ campaignId, sessionId: "none" });
-    campaignId = session.campaign_id;
-  }
-  if (!campaignId) return { ok: false, error: invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing") };
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  return access.ok ? ok({ campaignId, sessionId: query.session_id }) : access;
+/**
+ * What a list looks in: the campaign granted (campaign_id's, or else session_id's), narrowed to the
+ * session when one is named; a session of another campaign matches nothing.
+ */
+async function listScope(deps: Deps, access: CampaignAccess, query: { session_id?: string }): Promise<Result<RecapFilters>> {
+  const campaignId = access.campaign.id;
+  if (!query.session_id) return ok({ campaignId });
+  const session = await deps.records.sessions.get(query.session_id);
+  if (!session) return fail("not_found", "Session not found");
+  return ok({ campaignId, sessionId: session.campaign_id === campaignId ? query.session_id : "none" });
 }
 
 // Hero awards -------------------------------------------------------------------------------------------
@@ -55,8 +52,8 @@ const applyAward = (award: HeroAward, fields: AwardFields): HeroAward => {
 
 const blankAward = (message: string, field: string, input: unknown) => ({ ok: false as const, error: invalidField(["body", field], message, input, "string_too_short") });
 
-export async function createHeroAward(deps: Deps, caller: Caller, fields: AwardFields & { session_id: string; title: string; description: string }): Promise<Result<HeroAward>> {
-  const scope = await sessionFor(deps, caller, fields.session_id);
+export async function createHeroAward(deps: Deps, caller: Caller, access: CampaignAccess, fields: AwardFields & { session_id: string; title: string; description: string }): Promise<Result<HeroAward>> {
+  const scope = await sessionFor(deps, access, fields.session_id);
   if (!scope.ok) return scope;
   const award = applyAward(
     {
@@ -84,22 +81,22 @@ export async function createHeroAward(deps: Deps, caller: Caller, fields: AwardF
   return ok(award);
 }
 
-export async function getHeroAward(deps: Deps, caller: Caller, id: string): Promise<Result<HeroAward>> {
-  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "read");
-  return found.ok ? ok(found.value.record) : found;
+export async function getHeroAward(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<HeroAward>> {
+  const found = inCampaign(access, await deps.records.recaps.getAward(id), "Hero award not found");
+  return found.ok ? ok(found.value) : found;
 }
 
-export async function heroAwardCard(deps: Deps, caller: Caller, id: string): Promise<Result<Uint8Array>> {
-  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "read");
+export async function heroAwardCard(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<Uint8Array>> {
+  const found = inCampaign(access, await deps.records.recaps.getAward(id), "Hero award not found");
   if (!found.ok) return found;
   // Cards made before rendering existed (or lost) are drawn again on demand.
-  const card = (await deps.records.recaps.awardCard(id)) ?? (await deps.cards.heroAward(found.value.record));
+  const card = (await deps.records.recaps.awardCard(id)) ?? (await deps.cards.heroAward(found.value));
   return ok(card);
 }
 
 /** Any change redraws the card. */
-export async function updateHeroAward(deps: Deps, caller: Caller, id: string, fields: AwardFields): Promise<Result<HeroAward>> {
-  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
+export async function updateHeroAward(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: AwardFields): Promise<Result<HeroAward>> {
+  const found = inCampaign(access, await deps.records.recaps.getAward(id), "Hero award not found");
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<HeroAward>> => {
     const current = await tx.recaps.getAward(id, { lock: true });
@@ -113,14 +110,14 @@ export async function updateHeroAward(deps: Deps, caller: Caller, id: string, fi
   });
 }
 
-export async function deleteHeroAward(deps: Deps, caller: Caller, id: string): Promise<Result<null>> {
-  const found = await recordAccess(deps, caller, await deps.records.recaps.getAward(id), "Hero award not found", "write");
+export async function deleteHeroAward(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  const found = inCampaign(access, await deps.records.recaps.getAward(id), "Hero award not found");
   if (!found.ok) return found;
   return (await deps.records.recaps.deleteAward(id)) ? ok(null) : fail("not_found", "Hero award not found");
 }
 
-export async function listHeroAwards(deps: Deps, caller: Caller, query: PageRequest & { campaign_id?: string; session_id?: string; search?: string }): Promise<Result<Page<HeroAward>>> {
-  const scope = await listScope(deps, caller, query);
+export async function listHeroAwards(deps: Deps, caller: Caller, access: CampaignAccess, query: PageRequest & { campaign_id?: string; session_id?: string; search?: string }): Promise<Result<Page<HeroAward>>> {
+  const scope = await listScope(deps, access, query);
   if (!scope.ok) return scope;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.recaps.listAwards({ ...scope.value, search: query.search?.trim() || undefined }, page);
@@ -132,7 +129,7 @@ export async function listHeroAwards(deps: Deps, caller: Caller, query: PageRequ
 export type EntryType = RecapEntry["entry_type"];
 export type EntryFields = Partial<Pick<RecapEntry, "text" | "speaker" | "character_name" | "context" | "title" | "description" | "player_name" | "style" | "custom_theme" | "order_index" | "source_moment_id">>;
 export type QuoteView = Omit<RecapEntry, "entry_type" | "title" | "description" | "player_name" | "source_moment_id">;
-export type SpotlightView = Omit<RecapEntry, "text" | "speaker" | "context">;
+export type SpotlightView = Omit<RecapEntry, "text" | "speaker" | "context" | "entry_type"> & { entry_type: "spotlight" };
 
 const NOUN: Record<EntryType, string> = { quote: "Quote", spotlight: "Spotlight" };
 const REQUIRED: Record<EntryType, "text" | "title"> = { quote: "text", spotlight: "title" };
@@ -143,8 +140,8 @@ export function entryView(entry: RecapEntry): QuoteView | SpotlightView {
     const { entry_type: _t, title: _ti, description: _d, player_name: _p, source_moment_id: _s, ...quote } = entry;
     return quote;
   }
-  const { text: _x, speaker: _sp, context: _c, ...spotlight } = entry;
-  return spotlight;
+  const { text: _x, speaker: _sp, context: _c, entry_type: _t, ...spotlight } = entry;
+  return { ...spotlight, entry_type: "spotlight" };
 }
 
 async function checkMoment(repos: Repositories, entry: RecapEntry): Promise<Result<true>> {
@@ -154,8 +151,8 @@ async function checkMoment(repos: Repositories, entry: RecapEntry): Promise<Resu
 }
 
 /** Creating a quote or spotlight finds or creates the session's recap pipeline (source api). */
-export async function createEntry(deps: Deps, caller: Caller, type: EntryType, fields: EntryFields & { session_id: string }): Promise<Result<QuoteView | SpotlightView>> {
-  const scope = await sessionFor(deps, caller, fields.session_id);
+export async function createEntry(deps: Deps, caller: Caller, access: CampaignAccess, type: EntryType, fields: EntryFields & { session_id: string }): Promise<Result<QuoteView | SpotlightView>> {
+  const scope = await sessionFor(deps, access, fields.session_id);
   if (!scope.ok) return scope;
   const required = REQUIRED[type];
   const value = (fields[required] ?? "").trim();
@@ -200,18 +197,18 @@ export async function createEntry(deps: Deps, caller: Caller, type: EntryType, f
   });
 }
 
-async function entryFor(deps: Deps, caller: Caller, type: EntryType, id: string, level: "read" | "write") {
+async function entryFor(deps: Deps, access: CampaignAccess, type: EntryType, id: string) {
   const entry = await deps.records.recaps.getEntry(id);
-  return recordAccess(deps, caller, entry && entry.entry_type === type ? entry : null, `${NOUN[type]} not found`, level);
+  return inCampaign(access, entry && entry.entry_type === type ? entry : null, `${NOUN[type]} not found`);
 }
 
-export async function getEntry(deps: Deps, caller: Caller, type: EntryType, id: string): Promise<Result<QuoteView | SpotlightView>> {
-  const found = await entryFor(deps, caller, type, id, "read");
-  return found.ok ? ok(entryView(found.value.record)) : found;
+export async function getEntry(deps: Deps, caller: Caller, access: CampaignAccess, type: EntryType, id: string): Promise<Result<QuoteView | SpotlightView>> {
+  const found = await entryFor(deps, access, type, id);
+  return found.ok ? ok(entryView(found.value)) : found;
 }
 
-export async function updateEntry(deps: Deps, caller: Caller, type: EntryType, id: string, fields: EntryFields): Promise<Result<QuoteView | SpotlightView>> {
-  const found = await entryFor(deps, caller, type, id, "write");
+export async function updateEntry(deps: Deps, caller: Caller, access: CampaignAccess, type: EntryType, id: string, fields: EntryFields): Promise<Result<QuoteView | SpotlightView>> {
+  const found = await entryFor(deps, access, type, id);
   if (!found.ok) return found;
   return deps.records.withTransaction(async (tx): Promise<Result<QuoteView | SpotlightView>> => {
     const current = await tx.recaps.getEntry(id, { lock: true });
@@ -227,8 +224,8 @@ export async function updateEntry(deps: Deps, caller: Caller, type: EntryType, i
   });
 }
 
-export async function deleteEntry(deps: Deps, caller: Caller, type: EntryType, id: string): Promise<Result<null>> {
-  const found = await entryFor(deps, caller, type, id, "write");
+export async function deleteEntry(deps: Deps, caller: Caller, access: CampaignAccess, type: EntryType, id: string): Promise<Result<null>> {
+  const found = await entryFor(deps, access, type, id);
   if (!found.ok) return found;
   return (await deps.records.recaps.deleteEntry(id)) ? ok(null) : fail("not_found", `${NOUN[type]} not found`);
 }
@@ -236,10 +233,11 @@ export async function deleteEntry(deps: Deps, caller: Caller, type: EntryType, i
 export async function listEntries(
   deps: Deps,
   caller: Caller,
+  access: CampaignAccess,
   type: EntryType,
   query: PageRequest & { campaign_id?: string; session_id?: string; search?: string },
 ): Promise<Result<Page<QuoteView | SpotlightView>>> {
-  const scope = await listScope(deps, caller, query);
+  const scope = await listScope(deps, access, query);
   if (!scope.ok) return scope;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.recaps.listEntries(type, { ...scope.value, search: query.search?.trim() || undefined }, page);

@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
-import { campaignAccess } from "./access.ts";
+import { type CampaignAccess } from "./access.ts";
 import type { Deps } from "./deps.ts";
 
 export const SEARCH_BUCKETS = ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"] as const;
@@ -32,11 +32,10 @@ const TYPE_OF: Record<SearchBucket, string> = {
 export async function searchCampaign(
   deps: Deps,
   caller: Caller,
-  campaignId: string,
+  access: CampaignAccess,
   query: { q: string; types?: string },
 ): Promise<Result<Partial<Record<SearchBucket, SearchResultItem[]>>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+  const campaignId = access.campaign.id;
   let buckets: SearchBucket[] = [...SEARCH_BUCKETS];
   if (query.types?.trim()) {
     const asked = query.types.split(",").map((type) => type.trim().toLowerCase()).filter(Boolean);

@@ -11,7 +11,7 @@ import { gameMasterNames } from "../domain/speakers.ts";
 import { parserFor, sniffFormat, speakersOf, TranscriptError, type StoredUtterance, type TranscriptFormat, type TranscriptRecord, type Utterance } from "../domain/transcripts.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import type { Repositories } from "../ports/records.ts";
-import { campaignAccess, recordAccess, requireFirstParty } from "./access.ts";
+import { inCampaign, requireFirstParty, type CampaignAccess } from "./access.ts";
 import { beatView, type BeatView } from "./beats.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
@@ -20,17 +20,18 @@ import { indexSession } from "./sessions.ts";
 const SESSION_NOT_FOUND = "Session not found";
 
 export type SessionView = Session & { index: number; beats?: BeatView[] | null; moments?: Moment[] | null };
+/** One session read: beats and moments are null unless asked for. */
+export type SessionDetail = SessionView & { beats: BeatView[] | null; moments: Moment[] | null };
 
 const view = (session: Session, index: number, withLinks: boolean): SessionView => ({ ...session, summary: stripOrKeep(session.summary, withLinks), index });
 
 export async function listSessions(
   deps: Deps,
   caller: Caller,
-  campaignId: string,
+  access: CampaignAccess,
   query: PageRequest & { session_type?: SessionType; public_only?: boolean; with_links?: boolean },
 ): Promise<Result<Page<SessionView>>> {
-  const access = await campaignAccess(deps, caller, campaignId, "read");
-  if (!access.ok) return access;
+  const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.sessions.list(campaignId, { type: query.session_type, publicOnly: query.public_only }, page);
   return ok(toPage(rows.map((s) => view(s, s.index, query.with_links ?? false)), total, page));
@@ -39,14 +40,15 @@ export async function listSessions(
 export async function getSession(
   deps: Deps,
   caller: Caller,
+  access: CampaignAccess,
   sessionId: string,
   options: { include_beats?: boolean; include_moments?: boolean; with_links?: boolean },
-): Promise<Result<SessionView>> {
-  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+): Promise<Result<SessionDetail>> {
+  const found = inCampaign(access, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND);
   if (!found.ok) return found;
-  const session = found.value.record;
+  const session = found.value;
   const withLinks = options.with_links ?? false;
-  const result: SessionView = { ...view(session, await deps.records.sessions.numberOf(session), withLinks), beats: null, moments: null };
+  const result: SessionDetail = { ...view(session, await deps.records.sessions.numberOf(session), withLinks), beats: null, moments: null };
   if (options.include_beats) result.beats = (await deps.records.beats.allBySession(session.id)).map((b) => beatView(b, withLinks));
   if (options.include_moments)
     result.moments = (await deps.records.moments.list({ sessionId: session.id }, { page: 1, size: 1000 })).rows.map((m) => ({ ...m, content: stripOrKeep(m.content, withLinks) }));
@@ -54,8 +56,8 @@ export async function getSession(
 }
 
 /** Only title, summary and session_date may change here. */
-export async function patchSession(deps: Deps, caller: Caller, sessionId: string, patch: { title?: string; summary?: string | null; session_date?: string }): Promise<Result<SessionView>> {
-  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "write");
+export async function patchSession(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string, patch: { title?: string; summary?: string | null; session_date?: string }): Promise<Result<SessionView>> {
+  const found = inCampaign(access, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND);
   if (!found.ok) return found;
   if (patch.title !== undefined && !patch.title.trim()) return { ok: false, error: invalidField(["body", "title"], "Title cannot be empty", patch.title, "string_too_short") };
   return deps.records.withTransaction(async (tx): Promise<Result<SessionView>> => {
@@ -247,12 +249,12 @@ export interface TranscriptView {
   stats: { char_count: number; tokens: number; utterance_count: number };
 }
 
-async function transcriptFor(deps: Deps, caller: Caller, sessionId: string): Promise<Result<{ session: Session; record: TranscriptRecord; campaign: { title: string; language: string } }>> {
-  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+async function transcriptFor(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<{ session: Session; record: TranscriptRecord; campaign: { title: string; language: string } }>> {
+  const found = inCampaign(access, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND);
   if (!found.ok) return found;
   const record = await deps.records.transcripts.get(sessionId);
   if (!record) return fail("not_found", "Transcript not found for this session");
-  return ok({ session: found.value.record, record, campaign: found.value.access.campaign });
+  return ok({ session: found.value, record, campaign: access.campaign });
 }
 
 async function* allUtterances(repos: Repositories, sessionId: string): AsyncGenerator<StoredUtterance> {
@@ -264,8 +266,8 @@ async function* allUtterances(repos: Repositories, sessionId: string): AsyncGene
   }
 }
 
-export async function getTranscript(deps: Deps, caller: Caller, sessionId: string): Promise<Result<TranscriptView>> {
-  const found = await transcriptFor(deps, caller, sessionId);
+export async function getTranscript(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<TranscriptView>> {
+  const found = await transcriptFor(deps, caller, access, sessionId);
   if (!found.ok) return found;
   const { session, record, campaign } = found.value;
   const base = Date.parse(session.session_date);
@@ -301,8 +303,8 @@ const clock = (seconds: number) => {
   return [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60].map((n) => String(n).padStart(2, "0")).join(":");
 };
 
-export async function getTranscriptMarkdown(deps: Deps, caller: Caller, sessionId: string): Promise<Result<string>> {
-  const found = await transcriptFor(deps, caller, sessionId);
+export async function getTranscriptMarkdown(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<string>> {
+  const found = await transcriptFor(deps, caller, access, sessionId);
   if (!found.ok) return found;
   const { session, record, campaign } = found.value;
   const parts = [
@@ -336,8 +338,8 @@ export type ArtifactView = Omit<SessionArtifact<unknown>, "body" | "pdf_saved_at
   pdfPageCount: number | null;
 };
 
-export async function getCastAnalysis(deps: Deps, caller: Caller, sessionId: string): Promise<Result<ArtifactView>> {
-  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+export async function getCastAnalysis(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<ArtifactView>> {
+  const found = inCampaign(access, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND);
   if (!found.ok) return found;
   const artifact = await deps.records.castAnalyses.get(sessionId);
   if (!artifact) return fail("not_found", "Cast analysis not found for this session");
@@ -375,8 +377,8 @@ export async function putCastAnalysis(deps: Deps, caller: Caller, sessionId: str
 
 export type HandoutView = Handout & { pdfSavedAt: string | null; pdfPageCount: number | null };
 
-export async function getHandout(deps: Deps, caller: Caller, sessionId: string): Promise<Result<HandoutView>> {
-  const found = await recordAccess(deps, caller, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND, "read");
+export async function getHandout(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<HandoutView>> {
+  const found = inCampaign(access, await deps.records.sessions.get(sessionId), SESSION_NOT_FOUND);
   if (!found.ok) return found;
   const artifact = await deps.records.handouts.get(sessionId);
   if (!artifact) return fail("not_found", "Handout not found for this session");

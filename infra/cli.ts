@@ -135,7 +135,7 @@ async function runDirect(config: Config, operation: Operation, inputs: ReturnTyp
   try {
     const deps = buildDeps(database.db, log);
     const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
-    return await invoke(operation, { deps, info: serviceInfo(config), stream }, OPERATOR, inputs);
+    return await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
   } finally {
     await database.close();
   }

@@ -9,6 +9,7 @@ import type { ApiKeyRepository, UserRepository } from "./records/identity.ts";
 import type { FolderRepository, JournalRepository } from "./records/journals.ts";
 import type { LinkRepository, LookupRepository, TaskRepository } from "./records/links.ts";
 import type { MomentRepository } from "./records/moments.ts";
+import type { OwnerLookup } from "./records/owners.ts";
 import type { QuestRepository } from "./records/quests.ts";
 import type { RecapRepository } from "./records/recaps.ts";
 import type { SearchIndex } from "./records/search.ts";
@@ -28,6 +29,7 @@ export type * from "./records/journals.ts";
 export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
+export type * from "./records/owners.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -67,6 +69,7 @@ export interface Repositories {
   beats: BeatRepository;
   moments: MomentRepository;
   recaps: RecapRepository;
+  owners: OwnerLookup;
 }
 
 export interface StoreHealth {

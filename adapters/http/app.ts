@@ -3,8 +3,7 @@ import { Elysia } from "elysia";
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
-import type { Caller } from "../../domain/identity.ts";
-import { invoke, RawResponse, routesOf, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { invoke, RawResponse, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
@@ -33,20 +32,6 @@ export const failureResponse = (failure: Failure, headers: Record<string, string
   const extra = failure.failure === "unauthorized" ? { "www-authenticate": "Bearer", ...headers } : headers;
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
-
-/**
- * The campaign a request names, if any: read with the key in one round trip. Only a plausible id
- * (printable ASCII) is used: the hint runs before validation, so a NUL or a lone surrogate must
- * not reach the database there (validation answers 422 for it after the key is checked).
- */
-export const campaignHint = (...sources: Record<string, unknown>[]): string | undefined => {
-  for (const source of sources) {
-    const id = source.campaign_id;
-    if (typeof id === "string" && PLAUSIBLE_ID.test(id)) return id;
-  }
-  return undefined;
-};
-const PLAUSIBLE_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
 
@@ -106,6 +91,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     const primaryNames = Object.keys(operation.input.path?.properties ?? {});
     const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const bodyLimit = operation.http!.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    const takesBody = Boolean(operation.input.body || operation.http!.rawBody);
     return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
       // Alias routes name their ids differently (world_id): map them by position. Elysia has
       // already percent-decoded the values (and left out malformed ones, which then fail validation).
@@ -114,15 +100,24 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
         const value = params[name];
         if (typeof value === "string") pathInput[primaryNames[position] ?? name] = value;
       });
-      let caller: Caller | null = null;
-      if (operation.auth !== "none") {
-        const authenticated = await authenticate(deps, presentedKey(request.headers), campaignHint(pathInput, query));
+      // Without a body, invoke() checks the key with the caller's standing in one query, after
+      // validation. With one, the key is checked first: nothing is read for an unknown caller.
+      let credentials: Credentials = { key: presentedKey(request.headers) };
+      if (takesBody && operation.access.auth !== "none") {
+        const authenticated = await authenticate(deps, credentials.key);
         if (!authenticated.ok) return failureResponse(authenticated.error);
-        caller = authenticated.value;
+        credentials = { caller: authenticated.value };
       }
       // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
       const declared = declaredTooLarge(request.headers, bodyLimit);
-      if (declared) return declared.response();
+      if (declared) {
+        // Rare (a body declared on a route that takes none): the key still answers first.
+        if ("key" in credentials && operation.access.auth !== "none") {
+          const authenticated = await authenticate(deps, credentials.key);
+          if (!authenticated.ok) return failureResponse(authenticated.error);
+        }
+        return declared.response();
+      }
       let result: Awaited<ReturnType<typeof invoke>>;
       try {
         let body: unknown = undefined;
@@ -132,7 +127,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
           body = read.body;
         }
         const stream = operation.http!.rawBody && request.body ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") } : undefined;
-        result = await invoke(operation, { ...context, stream }, caller, { path: pathInput, query, body });
+        result = await invoke(operation, { ...context, stream }, credentials, { path: pathInput, query, body });
       } catch (error) {
         if (error instanceof BodyRejected) return error.response();
         throw error;

@@ -41,9 +41,9 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
           ? { description: status === 204 ? "Done; no content" : "Success" }
           : { description: "Success", content: { "application/json": { schema: publish(operation.output) } } },
       };
-      if (operation.auth !== "none") {
+      if (operation.access.auth !== "none") {
         responses["401"] = errorResponse(publish, "Missing or invalid API key");
-        if (operation.campaignAccess) responses["403"] = errorResponse(publish, "No access to this campaign at the level needed");
+        if (operation.access.auth === "campaign" || operation.http?.documents403) responses["403"] = errorResponse(publish, "No access to this campaign at the level needed");
         if (route.includes("{")) responses["404"] = errorResponse(publish, "Not found");
       }
       if (operation.input.body || operation.input.query || operation.input.path)
@@ -60,7 +60,7 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
         parameters: parametersOf(publish, operation, route),
         responses,
       };
-      if (operation.auth === "none") entry.security = [];
+      if (operation.access.auth === "none") entry.security = [];
       if (operation.input.body) {
         entry.requestBody = { required: true, content: { "application/json": { schema: publish(operation.input.body) } } };
       }

@@ -68,7 +68,8 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
       const operation = byName.get(call.params.name);
       if (!operation) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
       const args = (call.params.arguments ?? {}) as Record<string, unknown>;
-      const result = await invoke(operation, context, caller, splitFlatInput(operation, args));
+      // The key was checked above; the standing in the tool's campaign is resolved by invoke(), as on REST.
+      const result = await invoke(operation, context, { caller }, splitFlatInput(operation, args));
       if (!result.ok) {
         const error = { status: STATUS_OF[result.error.failure], ...bodyOf(result.error) };
         return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };

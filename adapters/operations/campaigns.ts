@@ -3,8 +3,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import * as campaigns from "../../application/campaigns.ts";
 import * as identity from "../../application/identity.ts";
 import { MEMBER_ROLES } from "../../domain/access.ts";
-import { defineOperations } from "./operation.ts";
-import { CampaignIdPath, FIRST_PARTY, Id, ImageUrl, Nullable, PageOf, PageQuery, Timestamp, WithLinksQuery } from "./common.ts";
+import { defineOperation, defineOperations } from "./operation.ts";
+import { CampaignIdPath, FIRST_PARTY, Id, ImageUrl, Nullable, PageOf, PageQuery, Timestamp, WithLinksQuery, Defaulted } from "./common.ts";
 
 export const Campaign = Type.Object(
   {
@@ -56,7 +56,7 @@ export const CampaignListQuery = Type.Object({
   ...PageQuery,
   search: Type.Optional(Type.String({ maxLength: 200, description: "Substring of title or description" })),
   owner_id: Type.Optional(Id("Only campaigns owned by this user")),
-  public_only: Type.Optional(Type.Boolean({ default: false, description: "List public campaigns instead of your own" })),
+  public_only: Defaulted(Type.Boolean({ default: false, description: "List public campaigns instead of your own" })),
   archived: Type.Optional(Type.Boolean({ description: "true: only archived campaigns; false: only active ones; absent: both" })),
 });
 
@@ -91,14 +91,14 @@ const CAMPAIGN_DOC =
   "A campaign is the top-level container: characters, sessions, story beats, quests, journals and everything else belong to exactly one. The legacy `/v1/worlds` routes and the field name `world_id` mean the same thing.";
 
 export const campaignOperations = defineOperations([
-  {
+  defineOperation({
     id: "listCampaigns",
     summary: "List campaigns",
     description: `Lists the campaigns you own or are a member of, newest first (paginated). With public_only=true, lists public campaigns instead. Archived campaigns are listed too unless archived=false (archived=true lists only them). ${CAMPAIGN_DOC}`,
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "read",
-    http: { method: "GET", path: "/v1/campaigns", status: 200, aliases: ["/v1/worlds"] },
+    access: { auth: "user", scope: "worlds_read" },
+    // Its published 403 predates the declaration (no campaign is checked); kept, the document must not change.
+    http: { method: "GET", path: "/v1/campaigns", status: 200, aliases: ["/v1/worlds"], documents403: true },
     mcp: { name: "list_campaigns", title: "List campaigns", readOnly: true },
     input: { query: Type.Composite([CampaignListQuery, WithLinksQuery]) },
     output: PageOf(Campaign, "CampaignPage"),
@@ -112,96 +112,92 @@ export const campaignOperations = defineOperations([
         archived: query.archived,
         withLinks: query.with_links,
       }),
-  },
-  {
+  }),
+  defineOperation({
     id: "createCampaign",
     summary: "Create a campaign",
     description:
       "Creates a campaign owned by you. You join it as player and game master (admin); a default GM speaker, Character Arc defaults and default compendium field definitions are created with it.",
     tag: "Campaigns",
-    auth: "user",
+    access: { auth: "user", scope: "agent_write" },
     http: { method: "POST", path: "/v1/campaigns", status: 201, aliases: ["/v1/worlds"] },
     mcp: { name: "create_campaign", title: "Create a campaign", readOnly: false, destructive: false, idempotent: false },
     input: { body: CampaignCreate },
     output: Campaign,
-    run: ({ deps, caller }, { body }) => campaigns.createCampaign(deps, caller, body as CampaignCreateBody),
-  },
-  {
+    run: ({ deps, caller }, { body }) => campaigns.createCampaign(deps, caller, body),
+  }),
+  defineOperation({
     id: "getCampaign",
     summary: "Get a campaign",
     description: `Reads one campaign you can access. ${CAMPAIGN_DOC}`,
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "get_campaign", title: "Get a campaign", readOnly: true },
     input: { path: CampaignIdPath, query: WithLinksQuery },
     output: Campaign,
-    run: ({ deps, caller }, { path, query }) => campaigns.getCampaign(deps, caller, path.campaign_id, query.with_links ?? false),
-  },
-  {
+    run: ({ deps, caller, access }, { path, query }) => campaigns.getCampaign(deps, caller, access, query.with_links ?? false),
+  }),
+  defineOperation({
     id: "updateCampaign",
     summary: "Update a campaign",
     description:
       "Changes a campaign's title, description, system, summary, language, image or mature flag, or archives it (archived: true sets archived_at; false clears it). Omitted fields stay as they are. Needs owner or game-master (admin) access. The summary may hold [[wikilinks]]: read with with_links=true before editing it.",
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "manage",
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "PATCH", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "update_campaign", title: "Update a campaign", readOnly: false, destructive: false, idempotent: true },
     input: { path: CampaignIdPath, body: CampaignUpdate },
     output: Campaign,
-    run: ({ deps, caller }, { path, body }) => campaigns.updateCampaign(deps, caller, path.campaign_id, body),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => campaigns.updateCampaign(deps, caller, access, body),
+  }),
+  defineOperation({
     id: "deleteCampaign",
     summary: "Delete a campaign",
     description: "Permanently deletes a campaign and everything in it. Only the owner may do this. Not offered as an MCP tool.",
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "owner",
+    access: { auth: "campaign", level: "owner", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}", status: 204 },
     input: { path: CampaignIdPath },
-    run: ({ deps, caller }, { path }) => campaigns.deleteCampaign(deps, caller, path.campaign_id),
-  },
-  {
+    run: ({ deps, caller, access }, { path }) => campaigns.deleteCampaign(deps, caller, access),
+  }),
+  defineOperation({
     id: "getCampaignStats",
     summary: "Campaign statistics",
     description: "Counts of characters, sessions, moments, beats, factions, locations and items in a campaign.",
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/stats", status: 200, aliases: ["/v1/worlds/{world_id}/stats"] },
     mcp: { name: "get_campaign_stats", title: "Get campaign statistics", readOnly: true },
     input: { path: CampaignIdPath },
     output: CampaignStats,
-    run: ({ deps, caller }, { path }) => campaigns.campaignStats(deps, caller, path.campaign_id),
-  },
+    run: ({ deps, caller, access }, { path }) => campaigns.campaignStats(deps, caller, access),
+  }),
 ]);
 
 export const memberOperations = defineOperations([
-  {
+  defineOperation({
     id: "internalAddMember",
     summary: "Add a campaign member",
     description: `${FIRST_PARTY} Adds a user to a campaign with a role, or changes their role. Role owner hands the campaign over; the previous owner stays as admin.`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "POST", path: "/internal/v1/campaigns/{campaign_id}/members", status: 201 },
     input: { path: CampaignIdPath, body: MemberCreate },
     output: Member,
     run: ({ deps, caller }, { path, body }) =>
       identity.addMember(deps, caller, { campaign_id: path.campaign_id, user_id: body.user_id, role: body.role }),
-  },
-  {
+  }),
+  defineOperation({
     id: "internalRemoveMember",
     summary: "Remove a campaign member",
     description: `${FIRST_PARTY} The owner cannot be removed.`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "DELETE", path: "/internal/v1/campaigns/{campaign_id}/members/{user_id}", status: 204 },
     input: { path: Type.Object({ campaign_id: Id(), user_id: Id() }) },
     run: ({ deps, caller }, { path }) => identity.removeMember(deps, caller, path.campaign_id, path.user_id),
-  },
+  }),
 ]);

@@ -1,8 +1,8 @@
 // Characters: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as characters from "../../application/characters.ts";
-import { defineOperations } from "./operation.ts";
-import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery } from "./common.ts";
+import { defineOperation, defineOperations } from "./operation.ts";
+import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";
 
 export const CharacterType = Type.Union([Type.Literal("PC"), Type.Literal("NPC"), Type.Literal("Other")]);
@@ -75,26 +75,25 @@ export const CharacterListQuery = Type.Object({
   ...CampaignIdQuery,
   search: Type.Optional(Type.String({ maxLength: 200, description: "Full text over name, aliases, player and type, with substring and misspelling fallback" })),
   character_type: Type.Optional(CharacterType),
-  approved_only: Type.Optional(Type.Boolean({ default: true })),
-  with_links: Type.Optional(WithLinks),
+  approved_only: Defaulted(Type.Boolean({ default: true })),
+  with_links: Defaulted(WithLinks),
   fields: Fields,
   ...PageQuery,
 });
 
 export const characterOperations = defineOperations([
-  {
+  defineOperation({
     id: "listCharacters",
     summary: "List characters",
     description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns only id, character_name, type and image. ${WIKILINKS_SYNCED}`,
     tag: "Characters",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "characters_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
     http: { method: "GET", path: "/v1/characters", status: 200 },
     mcp: { name: "list_characters", title: "List characters", readOnly: true },
     input: { query: CharacterListQuery },
     output: PageOf(Type.Union([Character, CharacterCard]), "CharacterPage"),
-    run: ({ deps, caller }, { query }) =>
-      characters.listCharacters(deps, caller, query.campaign_id, {
+    run: ({ deps, caller, access }, { query }) =>
+      characters.listCharacters(deps, caller, access, {
         page: query.page,
         size: query.size,
         search: query.search,
@@ -103,60 +102,56 @@ export const characterOperations = defineOperations([
         with_links: query.with_links ?? false,
         fields: query.fields,
       }),
-  },
-  {
+  }),
+  defineOperation({
     id: "createCharacter",
     summary: "Create a character",
     description: `Creates a character. speaker_id links the player (a speaker of the same campaign); the character may not share the player's name. Aliases are normalized and deduplicated. ${WIKILINKS_SYNCED}`,
     tag: "Characters",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
     http: { method: "POST", path: "/v1/characters", status: 201 },
     mcp: { name: "create_character", title: "Create a character", readOnly: false, destructive: false, idempotent: false },
     input: { body: CharacterCreate },
     output: Character,
-    run: ({ deps, caller }, { body }) => {
+    run: ({ deps, caller, access }, { body }) => {
       const { campaign_id, ...fields } = body;
-      return characters.createCharacter(deps, caller, campaign_id, fields as characters.CharacterFields & { character_name: string });
+      return characters.createCharacter(deps, caller, access, fields);
     },
-  },
-  {
+  }),
+  defineOperation({
     id: "getCharacter",
     summary: "Get a character",
     description: `Reads one character, with the linked player. ${WIKILINKS_SYNCED}`,
     tag: "Characters",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "characters_read", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
     http: { method: "GET", path: "/v1/characters/{character_id}", status: 200 },
     mcp: { name: "get_character", title: "Get a character", readOnly: true },
     input: { path: Type.Object({ character_id: Id("Character id") }), query: WithLinksQuery },
     output: Character,
-    run: ({ deps, caller }, { path, query }) => characters.getCharacter(deps, caller, path.character_id, query.with_links ?? false),
-  },
-  {
+    run: ({ deps, caller, access }, { path, query }) => characters.getCharacter(deps, caller, access, path.character_id, query.with_links ?? false),
+  }),
+  defineOperation({
     id: "updateCharacter",
     summary: "Update a character",
     description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit description or backstory, so their wikilinks survive. ${WIKILINKS_SYNCED}`,
     tag: "Characters",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
     http: { method: "PATCH", path: "/v1/characters/{character_id}", status: 200 },
     mcp: { name: "update_character", title: "Update a character", readOnly: false, destructive: false, idempotent: true },
     input: { path: Type.Object({ character_id: Id("Character id") }), body: CharacterUpdate },
     output: Character,
-    run: ({ deps, caller }, { path, body }) => characters.updateCharacter(deps, caller, path.character_id, body),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => characters.updateCharacter(deps, caller, access, path.character_id, body),
+  }),
+  defineOperation({
     id: "deleteCharacter",
     summary: "Delete a character",
     description: "Deletes a character and every link to or from it.",
     tag: "Characters",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
     http: { method: "DELETE", path: "/v1/characters/{character_id}", status: 204 },
     mcp: { name: "delete_character", title: "Delete a character", readOnly: false, destructive: true, idempotent: true },
     input: { path: Type.Object({ character_id: Id("Character id") }) },
-    run: ({ deps, caller }, { path }) => characters.deleteCharacter(deps, caller, path.character_id),
-  },
+    run: ({ deps, caller, access }, { path }) => characters.deleteCharacter(deps, caller, access, path.character_id),
+  }),
   maintenanceOperation("characters", "Characters", "Character"),
 ]);

@@ -1,6 +1,7 @@
 // Wire schemas (TypeBox = JSON Schema). Shared by validation, OpenAPI and MCP tool listings.
 // This file: the builders and texts every kind's file uses; each kind's schemas live with its operations.
-import { Type, type TSchema } from "@sinclair/typebox";
+import { OptionalKind, Type, type TSchema } from "@sinclair/typebox";
+import { invalidField, type Failure } from "../../domain/errors.ts";
 import { IMAGE_URL_PATTERN, MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../domain/pagination.ts";
 
@@ -17,10 +18,15 @@ export const ImageUrl = Type.String({
   "x-error": "Image must be an HTTPS URL of at most 2048 characters",
 });
 
-// Optional with a default: the default is filled before validation, and clients need not send it.
+/**
+ * Optional on the wire, with a default validation fills in before `run` sees the input: so the
+ * static type says required (`TOptional<T>` is a `T`; the schema itself is unchanged).
+ */
+export const Defaulted = <T extends TSchema>(schema: T): T => ({ ...schema, [OptionalKind]: "Optional" as const });
+
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" })),
-  size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" })),
+  page: Defaulted(Type.Integer({ minimum: 1, default: 1, description: "Page number, from 1" })),
+  size: Defaulted(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: "Items per page (1–100)" })),
 };
 
 export const PageOf = <T extends TSchema>(item: T, name: string) =>
@@ -34,6 +40,15 @@ export const PageOf = <T extends TSchema>(item: T, name: string) =>
     },
     { title: name },
   );
+
+/** A path of one id whose name is built (e.g. `faction_id`, in rows one factory makes for several kinds). */
+export const IdPath = (name: string, description: string) => Type.Object({ [name]: Id(description) });
+
+/** The id an `IdPath` names: validation has made sure it is there (TypeScript cannot know the built key). */
+export const idIn = (path: Record<string, string>, name: string): string => path[name] ?? "";
+
+/** Lists that take a campaign or a session and were given neither. */
+export const campaignOrSessionMissing: Failure = invalidField(["query", "campaign_id"], "campaign_id or session_id is required", null, "missing");
 
 export const CampaignIdPath = Type.Object({ campaign_id: Id("Campaign id (the legacy routes call it world_id)") });
 
@@ -53,7 +68,7 @@ export const ValidationErrorBody = Type.Object(
 );
 
 export const WithLinks = Type.Boolean({ default: false, description: "Keep [[wikilink]] markup in text fields (read with this before editing such text)" });
-export const WithLinksQuery = Type.Object({ with_links: Type.Optional(WithLinks) });
+export const WithLinksQuery = Type.Object({ with_links: Defaulted(WithLinks) });
 export const CampaignIdQuery = { campaign_id: Id("Campaign id") };
 
 export const Text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength, ...(description ? { description } : {}) }));

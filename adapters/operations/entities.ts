@@ -1,16 +1,24 @@
 // Factions, locations, items and the entities picker: wire schemas and operations.
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type TProperties } from "@sinclair/typebox";
 import * as entities from "../../application/entities.ts";
 import type { EntityKind } from "../../domain/entities.ts";
+import type { OwnedKind } from "../../ports/records.ts";
 import type { LinkToType } from "../../domain/links.ts";
-import { defineOperations, type Operation } from "./operation.ts";
-import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery } from "./common.ts";
+import { defineOperation, defineOperations, type Operation } from "./operation.ts";
+import { Aliases, CampaignIdQuery, Fields, Id, idIn, IdPath, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";
 
-export const entitySchemas = (noun: "Faction" | "Location" | "Item") => {
-  const hierarchical = noun === "Location";
-  const parent: Record<string, TSchema> = hierarchical ? { parent_id: Nullable(Id("Parent location (same campaign); never the location itself or a descendant")) } : {};
-  const output = Type.Object(
+const entityFields = {
+  aliases: Aliases,
+  description: Text(50_000, "May hold [[wikilinks]]"),
+  type: Text(100, "Free label, e.g. guild, city, weapon"),
+  image: Nullable(ImageUrl),
+  tcg_image: Nullable(ImageUrl),
+};
+
+/** One kind's schemas; `parent` and `parentOut` are the hierarchy fields only locations have. */
+const schemasOf = <F extends TProperties, P extends TProperties>(noun: string, fields: F, parentOut: P) => ({
+  output: Type.Object(
     {
       id: Id(),
       campaign_id: Id(),
@@ -20,37 +28,31 @@ export const entitySchemas = (noun: "Faction" | "Location" | "Item") => {
       type: Nullable(Type.String()),
       image: Nullable(Type.String()),
       tcg_image: Nullable(Type.String()),
-      ...(hierarchical ? { parent_id: Nullable(Id()) } : {}),
+      ...parentOut,
       merge: Type.Boolean({ description: "Read-only" }),
       created_at: Timestamp,
       updated_at: Nullable(Timestamp),
     },
     { title: noun },
-  );
-  const fields: Record<string, TSchema> = {
-    aliases: Aliases,
-    description: Text(50_000, "May hold [[wikilinks]]"),
-    type: Text(100, "Free label, e.g. guild, city, weapon"),
-    image: Nullable(ImageUrl),
-    tcg_image: Nullable(ImageUrl),
-    ...parent,
-  };
-  return {
-    output,
-    create: Type.Object(
-      { name: Type.String({ minLength: 1, maxLength: 200 }), campaign_id: Id("Campaign id"), ...Type.Partial(Type.Object(fields)).properties },
-      { title: `${noun}Create` },
-    ),
-    update: Type.Partial(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), ...fields }), { title: `${noun}Update` }),
-  };
-};
+  ),
+  create: Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 200 }), campaign_id: Id("Campaign id"), ...Type.Partial(Type.Object(fields)).properties },
+    { title: `${noun}Create` },
+  ),
+  update: Type.Partial(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), ...fields }), { title: `${noun}Update` }),
+});
+
+export const entitySchemas = (noun: "Faction" | "Location" | "Item") =>
+  noun === "Location"
+    ? schemasOf(noun, { ...entityFields, parent_id: Nullable(Id("Parent location (same campaign); never the location itself or a descendant")) }, { parent_id: Nullable(Id()) })
+    : schemasOf(noun, entityFields, {});
 
 export const EntityCard = Type.Object({ id: Id(), name: Type.String(), type: Nullable(Type.String()), image: Nullable(Type.String()) }, { title: "EntityCard" });
 
 export const EntityListQuery = Type.Object({
   ...CampaignIdQuery,
   search: Type.Optional(Type.String({ maxLength: 200, description: "Full text over name, aliases and type, with substring and misspelling fallback" })),
-  with_links: Type.Optional(WithLinks),
+  with_links: Defaulted(WithLinks),
   fields: Fields,
   ...PageQuery,
 });
@@ -59,8 +61,8 @@ export const PickerQuery = Type.Object({
   ...CampaignIdQuery,
   type: Type.Union([Type.Literal("characters"), Type.Literal("factions"), Type.Literal("locations"), Type.Literal("items")]),
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" })),
+  page: Defaulted(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Defaulted(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Items per page (this route uses limit, not size)" })),
 });
 
 export const PickerPage = Type.Object(
@@ -68,82 +70,80 @@ export const PickerPage = Type.Object(
   { title: "EntityPickerPage" },
 );
 
+const ENTITY_RECORDS: Record<EntityKind, OwnedKind> = { faction: "factions", location: "locations", item: "items" };
+
 const entityRows = (kind: EntityKind): Operation[] => {
   const noun = entities.ENTITY_NOUN[kind];
   const plural = entities.ENTITY_BUCKET[kind];
   const idName = `${kind}_id`;
   const schemas = entitySchemas(noun as "Faction" | "Location" | "Item");
-  const path = Type.Object({ [idName]: Id(`${noun} id`) });
+  const path = IdPath(idName, `${noun} id`);
+  const located = (id: string) => ({ record: ENTITY_RECORDS[kind], id, notFound: `${noun} not found` });
   const hierarchy = kind === "location" ? " Locations nest through parent_id (same campaign; never their own ancestor)." : "";
   return [
-    {
+    defineOperation({
       id: `list${noun}s`,
       summary: `List ${plural}`,
       description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
       tag: `${noun}s`,
-      auth: "user",
-      campaignAccess: "read",
+      access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
       http: { method: "GET", path: `/v1/${plural}`, status: 200 },
       mcp: { name: `list_${plural}`, title: `List ${plural}`, readOnly: true },
       input: { query: EntityListQuery },
       output: PageOf(Type.Union([schemas.output, EntityCard]), `${noun}Page`),
-      run: ({ deps, caller }, { query }) =>
-        entities.listEntities(deps, caller, kind, query.campaign_id, { page: query.page, size: query.size, search: query.search, with_links: query.with_links ?? false, fields: query.fields }),
-    },
-    {
+      run: ({ deps, caller, access }, { query }) =>
+        entities.listEntities(deps, caller, access, kind, { page: query.page, size: query.size, search: query.search, with_links: query.with_links ?? false, fields: query.fields }),
+    }),
+    defineOperation({
       id: `create${noun}`,
       summary: `Create a ${kind}`,
       description: `Creates a ${kind}. Aliases are normalized and deduplicated.${hierarchy} ${WIKILINKS_SYNCED}`,
       tag: `${noun}s`,
-      auth: "user",
-      campaignAccess: "write",
+      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
       http: { method: "POST", path: `/v1/${plural}`, status: 201 },
       mcp: { name: `create_${kind}`, title: `Create a ${kind}`, readOnly: false, destructive: false, idempotent: false },
       input: { body: schemas.create },
       output: schemas.output,
-      run: ({ deps, caller }, { body }) => {
+      run: ({ deps, caller, access }, { body }) => {
         const { campaign_id, ...fields } = body;
-        return entities.createEntity(deps, caller, kind, campaign_id, fields as entities.EntityFields & { name: string });
+        return entities.createEntity(deps, caller, access, kind, fields);
       },
-    },
-    {
+    }),
+    defineOperation({
       id: `get${noun}`,
       summary: `Get a ${kind}`,
       description: `Reads one ${kind}. ${WIKILINKS_SYNCED}`,
       tag: `${noun}s`,
-      auth: "user",
-      campaignAccess: "read",
+      access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => located(idIn(path, idName)) },
       http: { method: "GET", path: `/v1/${plural}/{${idName}}`, status: 200 },
       mcp: { name: `get_${kind}`, title: `Get a ${kind}`, readOnly: true },
       input: { path, query: WithLinksQuery },
       output: schemas.output,
-      run: ({ deps, caller }, { path, query }) => entities.getEntity(deps, caller, kind, path[idName], query.with_links ?? false),
-    },
-    {
+      run: ({ deps, caller, access }, { path, query }) => entities.getEntity(deps, caller, access, kind, idIn(path, idName), query.with_links ?? false),
+    }),
+    defineOperation({
       id: `update${noun}`,
       summary: `Update a ${kind}`,
       description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit the description.${hierarchy} ${WIKILINKS_SYNCED}`,
       tag: `${noun}s`,
-      auth: "user",
-      campaignAccess: "write",
+      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
       http: { method: "PATCH", path: `/v1/${plural}/{${idName}}`, status: 200 },
       mcp: { name: `update_${kind}`, title: `Update a ${kind}`, readOnly: false, destructive: false, idempotent: true },
       input: { path, body: schemas.update },
       output: schemas.output,
-      run: ({ deps, caller }, { path, body }) => entities.updateEntity(deps, caller, kind, path[idName], body),
-    },
-    {
+      run: ({ deps, caller, access }, { path, body }) => entities.updateEntity(deps, caller, access, kind, idIn(path, idName), body),
+    }),
+    defineOperation({
       id: `delete${noun}`,
       summary: `Delete a ${kind}`,
       description: `Deletes a ${kind} and every link to or from it.${kind === "location" ? " Its child locations stay, without a parent." : ""}`,
       tag: `${noun}s`,
-      auth: "user",
-      campaignAccess: "write",
+      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
       http: { method: "DELETE", path: `/v1/${plural}/{${idName}}`, status: 204 },
       mcp: { name: `delete_${kind}`, title: `Delete a ${kind}`, readOnly: false, destructive: true, idempotent: true },
       input: { path },
-      run: ({ deps, caller }, { path }) => entities.deleteEntity(deps, caller, kind, path[idName]),
-    },
+      run: ({ deps, caller, access }, { path }) => entities.deleteEntity(deps, caller, access, kind, idIn(path, idName)),
+    }),
     maintenanceOperation(plural, `${noun}s`, entities.ENTITY_NOUN[kind] as LinkToType),
   ];
 };
@@ -152,17 +152,16 @@ export const entityOperations = defineOperations([
   ...entityRows("faction"),
   ...entityRows("location"),
   ...entityRows("item"),
-  {
+  defineOperation({
     id: "pickEntities",
     summary: "Entities picker",
     description: "Cards (id, name, type, image) of one kind of compendium record, for pickers and autocompletion. Uses limit (max 100), not size.",
     tag: "Entities",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
     http: { method: "GET", path: "/v1/entities", status: 200 },
     input: { query: PickerQuery },
     output: PickerPage,
-    run: ({ deps, caller }, { query }) =>
-      entities.pickEntities(deps, caller, query.campaign_id, { type: query.type, search: query.search, page: query.page, limit: query.limit }),
-  },
+    run: ({ deps, caller, access }, { query }) =>
+      entities.pickEntities(deps, caller, access, { type: query.type, search: query.search, page: query.page, limit: query.limit }),
+  }),
 ]);

@@ -16,7 +16,7 @@ import { sessionOperations } from "./sessions.ts";
 import { speakerOperations } from "./speakers.ts";
 import { systemOperations } from "./system.ts";
 
-export const OPERATIONS: readonly Operation[] = [
+export const OPERATIONS = [
   ...systemOperations,
   ...campaignOperations,
   ...characterOperations,
@@ -33,4 +33,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...recapOperations,
   ...identityOperations,
   ...memberOperations,
-];
+] as const satisfies readonly Operation[];
+
+/** Each row by id, with its types; rows a factory makes for several kinds (built ids, erased types) are left out. */
+type LiteralRow<Op> = Op extends { id: infer Id } ? (string extends Id ? never : Op) : never;
+export type OperationsById = { [Op in LiteralRow<(typeof OPERATIONS)[number]> as Op["id"]]: Op };

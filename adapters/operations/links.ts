@@ -4,7 +4,7 @@ import * as links from "../../application/links.ts";
 import { getTask, requestMaintenance, type MaintenanceRequest as MaintenanceInput } from "../../application/maintenance.ts";
 import type { LinkToType as LinkTarget } from "../../domain/links.ts";
 import { invalidField } from "../../domain/errors.ts";
-import { defineOperations, type Operation } from "./operation.ts";
+import { defineOperation, defineOperations, type Operation } from "./operation.ts";
 import { CampaignIdPath, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
 
 export const LinkFromType = literals(["Character", "Faction", "Location", "Item", "Moment", "GameSession", "Beat", "Backstory", "Journal", "World"] as const);
@@ -75,21 +75,29 @@ export const TaskView = Type.Object(
   { title: "Task" },
 );
 
-export const maintenanceOperation = (route: string, tag: string, targetType: LinkTarget): Operation => ({
+export const maintenanceOperation = (route: string, tag: string, targetType: LinkTarget): Operation =>
+  defineOperation({
   id: `${route}LinkMaintenance`,
   summary: `Bulk link maintenance (${route})`,
   description:
     "Edits a campaign's wikilinks in bulk, in the background. operation add: turns plain mentions of `alias` (default: the target's name) into links to the target; remove: unwraps links to the target (only those with `alias`, if given) and deletes its links; update: points the target's links at new_target_id and/or renames them to new_alias. Answers 202 with a task id; follow it with GET /v1/tasks/{task_id}.",
   tag,
-  auth: "user",
-  campaignAccess: "write",
+  // campaign_id, or its legacy name worldId; neither is 422 as for any missing field.
+  access: {
+    auth: "campaign",
+    level: "write",
+    scope: "agent_write",
+    campaign: ({ body }) => {
+      const campaignId = body.campaign_id ?? body.worldId;
+      return campaignId ? { campaign_id: campaignId } : invalidField(["body", "campaign_id"], "Field required", body, "missing");
+    },
+  },
   http: { method: "POST", path: `/v1/${route}/links/maintenance`, status: 202 },
   ...(route === "characters" ? { mcp: { name: "bulk_link_maintenance", title: "Bulk link maintenance", readOnly: false, destructive: true, idempotent: false } } : {}),
   input: { body: MaintenanceRequest },
   output: Accepted,
-  run: async ({ deps, caller }, { body }) => {
-    const campaignId = body.campaign_id ?? body.worldId;
-    if (!campaignId) return { ok: false, error: invalidField(["body", "campaign_id"], "Field required", body, "missing") };
+  run: async ({ deps, caller, access }, { body }) => {
+    const campaignId = access.campaign.id;
     const targetId = body.target_id ?? body.targetId;
     if (!targetId) return { ok: false, error: invalidField(["body", "target_id"], "Field required", body, "missing") };
     const request: MaintenanceInput = {
@@ -101,80 +109,76 @@ export const maintenanceOperation = (route: string, tag: string, targetType: Lin
       new_alias: body.new_alias ?? body.newAlias,
       new_target_id: body.new_target_id ?? body.newTargetId,
     };
-    return requestMaintenance(deps, caller, targetType, request);
+    return requestMaintenance(deps, caller, access, targetType, request);
   },
 });
 
 export const linkOperations = defineOperations([
-  {
+  defineOperation({
     id: "listLinks",
     summary: "List links",
     description: "Lists a campaign's links (directed relationships between records, newest first), filtered by either end, type or alias. Links come from wikilinks in text or are made directly.",
     tag: "Links",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/links", status: 200, aliases: ["/v1/worlds/{world_id}/links"] },
     mcp: { name: "list_links", title: "List links", readOnly: true },
     input: { path: CampaignIdPath, query: LinkListQuery },
     output: PageOf(Link, "LinkPage"),
-    run: ({ deps, caller }, { path, query }) => {
+    run: ({ deps, caller, access }, { path, query }) => {
       const { page, size, ...filters } = query;
-      return links.listLinks(deps, caller, path.campaign_id, filters, { page, size });
+      return links.listLinks(deps, caller, access, filters, { page, size });
     },
-  },
-  {
+  }),
+  defineOperation({
     id: "createLink",
     summary: "Create a link",
     description:
       "Links two records of the campaign. from_type may be Character, Faction, Location, Item, Moment, GameSession, Beat, Backstory, Journal or World; to_type Character, Faction, Location, Item or Moment. The alias (label) defaults to the target's name; a second link from the same record with the same alias replaces the first (201 either way).",
     tag: "Links",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/links", status: 201, aliases: ["/v1/worlds/{world_id}/links"] },
     mcp: { name: "create_link", title: "Create a link", readOnly: false, destructive: false, idempotent: true },
     input: { path: CampaignIdPath, body: LinkCreate },
     output: Link,
-    run: ({ deps, caller }, { path, body }) => links.createLink(deps, caller, path.campaign_id, body as links.LinkDraft),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => links.createLink(deps, caller, access, body),
+  }),
+  defineOperation({
     id: "updateLink",
     summary: "Rename a link",
     description: "Changes a link's alias (label). It cannot be empty, nor the alias of another link from the same record.",
     tag: "Links",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "PATCH", path: "/v1/campaigns/{campaign_id}/links/{link_id}", status: 200, aliases: ["/v1/worlds/{world_id}/links/{link_id}"] },
     mcp: { name: "update_link", title: "Rename a link", readOnly: false, destructive: false, idempotent: true },
     input: { path: LinkPath, body: LinkUpdate },
     output: Link,
-    run: ({ deps, caller }, { path, body }) => links.updateLink(deps, caller, path.campaign_id, path.link_id, body.alias),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => links.updateLink(deps, caller, access, path.link_id, body.alias),
+  }),
+  defineOperation({
     id: "deleteLink",
     summary: "Delete a link",
     description: "Deletes one link. A link made from a wikilink comes back when its text is saved again with the markup.",
     tag: "Links",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}/links/{link_id}", status: 204, aliases: ["/v1/worlds/{world_id}/links/{link_id}"] },
     mcp: { name: "delete_link", title: "Delete a link", readOnly: false, destructive: true, idempotent: true },
     input: { path: LinkPath },
-    run: ({ deps, caller }, { path }) => links.deleteLink(deps, caller, path.campaign_id, path.link_id),
-  },
+    run: ({ deps, caller, access }, { path }) => links.deleteLink(deps, caller, access, path.link_id),
+  }),
 
   maintenanceOperation("moments", "Moments", "Moment"),
 ]);
 
 export const taskOperations = defineOperations([
-  {
+  defineOperation({
     id: "getTask",
     summary: "Get a background task",
     description: "Status and result counts of a background task, such as bulk link maintenance.",
     tag: "Tasks",
-    auth: "user",
+    access: { auth: "user", scope: "worlds_read" },
     http: { method: "GET", path: "/v1/tasks/{task_id}", status: 200 },
     input: { path: Type.Object({ task_id: Id("Task id") }) },
     output: TaskView,
     run: ({ deps, caller }, { path }) => getTask(deps, caller, path.task_id),
-  },
+  }),
 ]);

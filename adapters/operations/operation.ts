@@ -1,13 +1,15 @@
 // The operation table's row type, and the one place inputs are validated and use cases run,
 // whichever transport the call came through.
-import { FormatRegistry, Type, type TObject, type TSchema } from "@sinclair/typebox";
+import { FormatRegistry, Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
 import type { AccessLevel } from "../../domain/access.ts";
-import { fail, type FieldIssue, type Result } from "../../domain/errors.ts";
+import { fail, isFailure, type Failure, type FieldIssue, type Result } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/identity.ts";
+import type { CampaignWithStanding, OwnedKind } from "../../ports/records.ts";
 import type { Deps } from "../../application/deps.ts";
-import { requireFirstParty } from "../../application/access.ts";
+import { authenticate, authenticateIn, INVALID_KEY, plausibleKey } from "../../application/auth.ts";
+import { requireFirstParty, standingAccess, type CampaignAccess } from "../../application/access.ts";
 
 // ISO 8601 date-times with a zone, e.g. 2026-11-21T19:40:00Z.
 if (!FormatRegistry.Has("date-time"))
@@ -21,13 +23,23 @@ export interface ServiceInfo {
   publicBaseUrl: string;
 }
 
-export interface OperationContext {
+/** What every use case gets, whatever the operation's access. */
+export interface BaseContext {
   deps: Deps;
   info: ServiceInfo;
-  /** Null only on operations with `auth: "none"`. */
-  caller: Caller;
   /** The raw request body, for operations that stream it (`http.rawBody`). */
   stream?: { pieces: AsyncIterable<string>; contentType: string | null };
+}
+
+/** The context `invoke()` builds from the declaration: a caller unless `auth: "none"`, the resolved access when campaign-scoped. */
+export type ContextFor<A> = BaseContext &
+  (A extends { auth: "none" } ? { caller: null } : { caller: Caller }) &
+  (A extends { auth: "campaign" } ? { access: CampaignAccess } : unknown);
+
+/** The context as interpreters see it, whatever the row. */
+export interface OperationContext extends BaseContext {
+  caller: Caller | null;
+  access?: CampaignAccess;
 }
 
 /** A non-JSON answer (markdown, an image): sent as is by HTTP, as text by MCP. */
@@ -39,7 +51,43 @@ export class RawResponse {
 }
 
 export type InputPart = "path" | "query" | "body";
-export type Inputs = { path: Record<string, any>; query: Record<string, any>; body: Record<string, any> };
+export type Inputs = { path: Record<string, unknown>; query: Record<string, unknown>; body: Record<string, unknown> };
+export type InputSchemas = { path?: TObject; query?: TObject; body?: TObject };
+
+/** The validated input `run` gets: each declared part's static type, `{}` for the parts not declared. */
+export type InputOf<I extends InputSchemas> = {
+  path: I["path"] extends TObject ? Static<I["path"]> : Record<string, never>;
+  query: I["query"] extends TObject ? Static<I["query"]> : Record<string, never>;
+  body: I["body"] extends TObject ? Static<I["body"]> : Record<string, never>;
+};
+
+/** What `run` must answer: the output schema's static type (or a raw answer), nothing (204) when there is none. */
+export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse : null | RawResponse;
+
+/** OAuth scopes (DESIGN: OAuth); declared per operation, not enforced yet (API keys carry full access). */
+export const OAUTH_SCOPES = ["profile", "worlds_read", "sessions_read", "characters_read", "agent_write"] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** Where a campaign-scoped operation's campaign is, found from the validated input. */
+export type CampaignLocator = { campaign_id: string } | { record: OwnedKind; id: string; notFound: string };
+
+/**
+ * Who may call an operation, declared once and enforced by `invoke()`:
+ * none = system route; user = any valid key, no campaign; first_party = a key with product_write;
+ * campaign = a valid key with at least `level` in the campaign `campaign(input)` locates (a
+ * Failure when the input names none). `hidden`: callers without the level are told the record
+ * does not exist (404 with the locator's `notFound`), as for journal entries.
+ */
+export type Access<In> =
+  | { auth: "none"; scope?: undefined }
+  | { auth: "user"; scope: OAuthScope }
+  | { auth: "first_party"; scope?: OAuthScope }
+  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: OAuthScope; hidden?: boolean; campaign: (input: In) => CampaignLocator | Failure };
+
+/** An access declaration as the interpreters see it (a method, so any row's locator fits). */
+export type AnyAccess =
+  | { auth: "none" | "user" | "first_party"; scope?: OAuthScope }
+  | { auth: "campaign"; level: Exclude<AccessLevel, "none">; scope: OAuthScope; hidden?: boolean; campaign(input: Inputs): CampaignLocator | Failure };
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -57,6 +105,8 @@ export interface HttpBinding {
    * mapped by position (e.g. /v1/worlds/{world_id}); an object another method (e.g. PUT for PATCH).
    */
   aliases?: (string | HttpAlias)[];
+  /** Publishes a 403 the access declaration does not imply (kept so the published document does not change). */
+  documents403?: boolean;
 }
 
 /** The same operation under another method (and path), documented as its own OpenAPI operation. */
@@ -92,23 +142,50 @@ export interface McpBinding {
   structuredOutput?: boolean;
 }
 
-export interface Operation {
+interface OperationMeta {
   id: string;
   summary: string;
   /** User-facing: becomes both the OpenAPI description and the MCP tool description. */
   description: string;
   tag: string;
-  /** none = system route; user = any valid key; first_party = a key with product_write. */
-  auth: "none" | "user" | "first_party";
-  /** The campaign access level the use case enforces, for documentation. */
-  campaignAccess?: AccessLevel;
   http?: HttpBinding;
   mcp?: McpBinding;
   /** Hidden from OpenAPI and MCP. */
   internal?: boolean;
-  input: { path?: TObject; query?: TObject; body?: TObject };
+}
+
+/** One row as written: `run` is typed by the row's own schemas and access. */
+export interface OperationDefinition<I extends InputSchemas, O extends TSchema | undefined, A extends Access<InputOf<I>>> extends OperationMeta {
+  access: A;
+  input: I;
+  output?: O;
+  run: (context: ContextFor<A>, input: InputOf<I>) => Promise<Result<OutputOf<O>>>;
+}
+
+/** A row as the interpreters see it. `run` is a method: the validator guarantees the input it is given. */
+export interface Operation extends OperationMeta {
+  access: AnyAccess;
+  input: InputSchemas;
   output?: TSchema;
   run(context: OperationContext, input: Inputs): Promise<Result<unknown>>;
+}
+
+/** A row with the types it was defined with kept (for typed clients in tests); at run time just an `Operation`. */
+export type TypedOperation<Id extends string, I extends InputSchemas, O> = Operation & {
+  readonly id: Id;
+  /** Never set: carries the row's static types. */
+  readonly types?: { input: InputOf<I>; output: OutputOf<O> };
+};
+
+/**
+ * Checks one row against its schemas and access at its definition; the table holds it type-erased.
+ * (The implementation signature is the erased one: nothing is cast, the overload is what rows see.)
+ */
+export function defineOperation<const Id extends string, I extends InputSchemas, A extends Access<InputOf<I>>, O extends TSchema | undefined = undefined>(
+  definition: OperationDefinition<I, O, A> & { id: Id },
+): TypedOperation<Id, I, O>;
+export function defineOperation(definition: Operation): Operation {
+  return definition;
 }
 
 /** Body limits of the routes that need more than the default: big enough for what their schema accepts. */
@@ -125,7 +202,8 @@ export const BODY_LIMITS = {
   transcript: 32 * 1024 * 1024,
 } as const;
 
-export const defineOperations = (operations: Operation[]): Operation[] => operations;
+/** A kind's rows, in published order; the tuple keeps each row's types. */
+export const defineOperations = <const T extends readonly Operation[]>(operations: T): T => operations;
 
 interface CompiledPart {
   part: InputPart;
@@ -419,21 +497,63 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
   return { ok: true, value: decoded };
 }
 
-/** Authorizes, validates and runs one operation. Both transports call this and nothing else. */
-export async function invoke(
-  operation: Operation,
-  context: Omit<OperationContext, "caller" | "stream"> & { stream?: OperationContext["stream"] },
-  caller: Caller | null,
-  raw: Partial<Record<InputPart, unknown>>,
-): Promise<Result<unknown>> {
-  if (operation.auth !== "none") {
-    if (!caller) return fail("unauthorized", "Invalid API key");
-    if (operation.auth === "first_party") {
+/** How the caller presented themselves: already authenticated by the transport, or the key still to check. */
+export type Credentials = { caller: Caller } | { key: string | null };
+
+/**
+ * Authorizes, validates and runs one operation, from the row's access declaration. Both transports
+ * call this and nothing else. Order: 401, then (first party) 403, then 422, then the campaign's
+ * 404/403. A key not yet checked is checked together with the caller's standing in the campaign
+ * the validated input names, in one round trip.
+ */
+export async function invoke(operation: Operation, context: BaseContext, credentials: Credentials, raw: Partial<Record<InputPart, unknown>>): Promise<Result<unknown>> {
+  const { access } = operation;
+  const { deps } = context;
+  if (access.auth === "none") {
+    const decoded = decodeInputs(operation, raw);
+    return decoded.ok ? operation.run({ ...context, caller: null }, decoded.value) : decoded;
+  }
+  let caller = "caller" in credentials ? credentials.caller : null;
+  const key = "key" in credentials ? credentials.key : null;
+  // Never a query for a key that cannot be one.
+  if (!caller && !plausibleKey(key)) return fail("unauthorized", INVALID_KEY);
+  /** The key alone, when the answer is a refusal of the input: 401 still comes first. */
+  const refuse = async (refusal: Result<never>): Promise<Result<never>> => {
+    if (caller) return refusal;
+    const known = await authenticate(deps, key);
+    return known.ok ? refusal : known;
+  };
+  if (access.auth !== "campaign") {
+    if (!caller) {
+      const known = await authenticate(deps, key);
+      if (!known.ok) return known;
+      caller = known.value;
+    }
+    if (access.auth === "first_party") {
       const allowed = requireFirstParty(caller);
       if (!allowed.ok) return allowed;
     }
+    const decoded = decodeInputs(operation, raw);
+    return decoded.ok ? operation.run({ ...context, caller }, decoded.value) : decoded;
   }
   const decoded = decodeInputs(operation, raw);
-  if (!decoded.ok) return decoded;
-  return operation.run({ ...context, caller: caller as Caller }, decoded.value);
+  if (!decoded.ok) return refuse(decoded);
+  const located = access.campaign(decoded.value);
+  if (isFailure(located)) return refuse({ ok: false, error: located });
+  let campaignId: string;
+  if ("record" in located) {
+    const owner = await deps.records.owners.campaignOf(located.record, located.id);
+    if (!owner) return refuse(fail("not_found", located.notFound));
+    campaignId = owner;
+  } else campaignId = located.campaign_id;
+  let found: CampaignWithStanding | null;
+  if (caller) found = await deps.records.campaigns.getWithStanding(campaignId, caller.userId);
+  else {
+    const known = await authenticateIn(deps, key, campaignId);
+    if (!known.ok) return known;
+    ({ caller, found } = known.value);
+  }
+  const granted = standingAccess(caller, found, access.level);
+  if (!granted.ok) return access.hidden && "record" in located && granted.error.failure === "forbidden" ? fail("not_found", located.notFound) : granted;
+  return operation.run({ ...context, caller, access: granted.value }, decoded.value);
 }

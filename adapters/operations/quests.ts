@@ -1,8 +1,7 @@
 // Quests: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as quests from "../../application/quests.ts";
-import type { QuestPatch } from "../../domain/quests.ts";
-import { BODY_LIMITS, defineOperations } from "./operation.ts";
+import { BODY_LIMITS, defineOperation, defineOperations } from "./operation.ts";
 import { CampaignIdQuery, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
 
 const QuestCategory = literals(["main", "side", "faction", "personal", "n/a"] as const);
@@ -124,72 +123,67 @@ const QUESTS =
 const questPath = Type.Object({ quest_id: Id("Quest id") });
 
 export const questOperations = defineOperations([
-  {
+  defineOperation({
     id: "listQuests",
     summary: "List quests",
     description: `Lists quest summaries (with objective, progress and related counts, first and last session) in quest-log order. search matches name, giver and the narrative fields. ${QUESTS}`,
     tag: "Quests",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
     http: { method: "GET", path: "/v1/quests", status: 200 },
     mcp: { name: "list_quests", title: "List quests", readOnly: true },
     input: { query: QuestListQuery },
     output: PageOf(QuestSummary, "QuestPage"),
-    run: ({ deps, caller }, { query }) =>
-      quests.listQuests(deps, caller, query.campaign_id, { search: query.search, status: query.status, quest_category: query.quest_category }, { page: query.page, size: query.size }),
-  },
-  {
+    run: ({ deps, caller, access }, { query }) =>
+      quests.listQuests(deps, caller, access, { search: query.search, status: query.status, quest_category: query.quest_category }, { page: query.page, size: query.size }),
+  }),
+  defineOperation({
     id: "createQuest",
     summary: "Create a quest",
     description: `Adds a quest to the end of the log. Objectives may be strings or {text, status}; related entities come as related_entity_refs and/or per-type label arrays. ${QUESTS}`,
     tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
     http: { method: "POST", path: "/v1/quests", status: 201, maxBodyBytes: BODY_LIMITS.quest },
     mcp: { name: "create_quest", title: "Create a quest", readOnly: false, destructive: false, idempotent: false },
     input: { body: QuestCreate },
     output: Quest,
-    run: ({ deps, caller }, { body }) => {
+    run: ({ deps, caller, access }, { body }) => {
       const { campaign_id, ...patch } = body;
-      return quests.createQuest(deps, caller, campaign_id, patch as QuestPatch & { quest_name: string });
+      return quests.createQuest(deps, caller, access, patch);
     },
-  },
-  {
+  }),
+  defineOperation({
     id: "getQuest",
     summary: "Get a quest",
     description: `Reads one quest in full. ${QUESTS}`,
     tag: "Quests",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
     http: { method: "GET", path: "/v1/quests/{quest_id}", status: 200 },
     mcp: { name: "get_quest", title: "Get a quest", readOnly: true },
     input: { path: questPath },
     output: Quest,
-    run: ({ deps, caller }, { path }) => quests.getQuest(deps, caller, path.quest_id),
-  },
-  {
+    run: ({ deps, caller, access }, { path }) => quests.getQuest(deps, caller, access, path.quest_id),
+  }),
+  defineOperation({
     id: "updateQuest",
     summary: "Update a quest",
     description: `Patch rules: omitted fields stay; objectives replace the list and recompute the status; related_entity_refs replace the whole set; each per-type array (related_characters, …) replaces only its own bucket; progress_log replaces the progress list; status applies only when objectives are omitted. ${QUESTS}`,
     tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
     http: { method: "PATCH", path: "/v1/quests/{quest_id}", status: 200, maxBodyBytes: BODY_LIMITS.quest },
     mcp: { name: "update_quest", title: "Update a quest", readOnly: false, destructive: false, idempotent: false },
     input: { path: questPath, body: QuestUpdate },
     output: Quest,
-    run: ({ deps, caller }, { path, body }) => quests.updateQuest(deps, caller, path.quest_id, body as QuestPatch),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => quests.updateQuest(deps, caller, access, path.quest_id, body),
+  }),
+  defineOperation({
     id: "deleteQuest",
     summary: "Delete a quest",
     description: "Removes a quest from the log.",
     tag: "Quests",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
     http: { method: "DELETE", path: "/v1/quests/{quest_id}", status: 204 },
     mcp: { name: "delete_quest", title: "Delete a quest", readOnly: false, destructive: true, idempotent: true },
     input: { path: questPath },
-    run: ({ deps, caller }, { path }) => quests.deleteQuest(deps, caller, path.quest_id),
-  },
+    run: ({ deps, caller, access }, { path }) => quests.deleteQuest(deps, caller, access, path.quest_id),
+  }),
 ]);

@@ -1,7 +1,7 @@
 // Campaign search: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import { searchCampaign } from "../../application/search.ts";
-import { defineOperations } from "./operation.ts";
+import { defineOperation, defineOperations } from "./operation.ts";
 import { CampaignIdPath, Id } from "./common.ts";
 
 export const SearchQuery = Type.Object({
@@ -18,17 +18,16 @@ export const SearchResult = Type.Object(
 );
 
 export const searchOperations = defineOperations([
-  {
+  defineOperation({
     id: "searchCampaign",
     summary: "Search a campaign",
     description:
       "Searches every kind of record at once. Answers one bucket per type (characters, factions, locations, items, sessions, beats, moments, quests, journals), each at most 10 ranked hits with a snippet: up to 24 words of HTML around the first match, matching words in <mark>, the record's text escaped. Misspelled names still match.",
     tag: "Campaigns",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/search", status: 200 },
     input: { path: CampaignIdPath, query: SearchQuery },
     output: SearchResult,
-    run: ({ deps, caller }, { path, query }) => searchCampaign(deps, caller, path.campaign_id, { q: query.q, types: query.types }),
-  },
+    run: ({ deps, caller, access }, { path, query }) => searchCampaign(deps, caller, access, { q: query.q, types: query.types }),
+  }),
 ]);

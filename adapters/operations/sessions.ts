@@ -1,12 +1,11 @@
 // Sessions, transcripts, cast analyses and handouts: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
-import { createSession, deleteSession, type SessionDraft } from "../../application/sessions.ts";
+import { createSession, deleteSession } from "../../application/sessions.ts";
 import * as story from "../../application/story.ts";
 import { ok } from "../../domain/errors.ts";
-import type { Handout as HandoutDraft } from "../../domain/sessions.ts";
-import { BODY_LIMITS, defineOperations, RawResponse } from "./operation.ts";
+import { BODY_LIMITS, defineOperation, defineOperations, RawResponse } from "./operation.ts";
 import { Beat } from "./beats.ts";
-import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks } from "./common.ts";
+import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, Defaulted } from "./common.ts";
 import { Moment } from "./moments.ts";
 
 export const SessionType = literals(["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const);
@@ -46,15 +45,15 @@ export const SessionView = Type.Object({ ...Session.properties, index: Type.Inte
 export const SessionListQuery = Type.Object({
   ...CampaignIdQuery,
   session_type: Type.Optional(SessionTypeInput),
-  public_only: Type.Optional(Type.Boolean({ default: false })),
-  with_links: Type.Optional(WithLinks),
+  public_only: Defaulted(Type.Boolean({ default: false })),
+  with_links: Defaulted(WithLinks),
   ...PageQuery,
 });
 
 export const SessionDetailQuery = Type.Object({
-  include_beats: Type.Optional(Type.Boolean({ default: false })),
-  include_moments: Type.Optional(Type.Boolean({ default: false })),
-  with_links: Type.Optional(WithLinks),
+  include_beats: Defaulted(Type.Boolean({ default: false })),
+  include_moments: Defaulted(Type.Boolean({ default: false })),
+  with_links: Defaulted(WithLinks),
 });
 
 export const SessionPatch = Type.Object(
@@ -134,118 +133,112 @@ export const ImportResult = Type.Object({ utterance_count: Type.Integer(), speak
 export const TranscriptImportQuery = Type.Object({ format: Type.Optional(literals(["plain", "vtt", "srt", "crd3"] as const)) });
 
 export const sessionOperations = defineOperations([
-  {
+  defineOperation({
     id: "internalCreateSession",
     summary: "Create a session",
     description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "POST", path: "/internal/v1/sessions", status: 201, maxBodyBytes: BODY_LIMITS.session },
     input: { body: SessionCreate },
     output: Session,
-    run: ({ deps, caller }, { body }) => createSession(deps, caller, body as SessionDraft),
-  },
-  {
+    run: ({ deps, caller }, { body }) => createSession(deps, caller, body),
+  }),
+  defineOperation({
     id: "internalDeleteSession",
     summary: "Delete a session",
     description: "First-party route (needs a key with the product_write scope); not part of the public interface.",
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "DELETE", path: "/internal/v1/sessions/{session_id}", status: 204 },
     input: { path: Type.Object({ session_id: Id("Session id") }) },
     run: ({ deps, caller }, { path }) => deleteSession(deps, caller, path.session_id),
-  },
-  {
+  }),
+  defineOperation({
     id: "listSessions",
     summary: "List sessions",
     description: `Lists a campaign's sessions, newest first; index numbers them in date order. Sessions are created by first-party clients only. ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
     http: { method: "GET", path: "/v1/sessions", status: 200 },
     mcp: { name: "list_sessions", title: "List sessions", readOnly: true },
     input: { query: SessionListQuery },
     output: PageOf(SessionView, "SessionPage"),
-    run: ({ deps, caller }, { query }) => story.listSessions(deps, caller, query.campaign_id, query as never),
-  },
-  {
+    run: ({ deps, caller, access }, { query }) => story.listSessions(deps, caller, access, query),
+  }),
+  defineOperation({
     id: "getSession",
     summary: "Get a session",
     description: `Reads one session; include_beats and include_moments add its beats and moments (null unless asked). ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     http: { method: "GET", path: "/v1/sessions/{session_id}", status: 200 },
     mcp: { name: "get_session", title: "Get a session", readOnly: true },
     input: { path: SessionIdPath, query: SessionDetailQuery },
     output: Type.Object({ ...SessionView.properties, beats: Nullable(Type.Array(Beat)), moments: Nullable(Type.Array(Moment)) }, { title: "SessionDetail" }),
-    run: ({ deps, caller }, { path, query }) => story.getSession(deps, caller, path.session_id, query),
-  },
-  {
+    run: ({ deps, caller, access }, { path, query }) => story.getSession(deps, caller, access, path.session_id, query),
+  }),
+  defineOperation({
     id: "patchSession",
     summary: "Update a session",
     description: `Changes a session's title, summary or session_date; no other field can be changed. Read with with_links=true before editing a summary with wikilinks. ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "write",
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     // Clients of the live service (e.g. an MCP bridge) update sessions with PUT: same operation.
     http: { method: "PATCH", path: "/v1/sessions/{session_id}", status: 200, aliases: [{ method: "PUT", operationId: "putSession", summary: "Update a session (PUT: the same as PATCH)" }] },
     mcp: { name: "patch_session", title: "Update a session", readOnly: false, destructive: false, idempotent: true },
     input: { path: SessionIdPath, body: SessionPatch },
     output: SessionView,
-    run: ({ deps, caller }, { path, body }) => story.patchSession(deps, caller, path.session_id, body),
-  },
-  {
+    run: ({ deps, caller, access }, { path, body }) => story.patchSession(deps, caller, access, path.session_id, body),
+  }),
+  defineOperation({
     id: "getSessionTranscript",
     summary: "Get a session's transcript",
     description: "The cleaned transcript: metadata, utterances with start/end seconds and said_at times, the full text and statistics. format=markdown answers text/markdown.",
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     http: { method: "GET", path: "/v1/sessions/{session_id}/transcript", status: 200 },
     mcp: { name: "get_session_transcript", title: "Get a session transcript", readOnly: true, structuredOutput: false },
     input: { path: SessionIdPath, query: TranscriptQuery },
     output: Transcript,
-    run: async ({ deps, caller }, { path, query }) => {
-      if (query.format !== "markdown") return story.getTranscript(deps, caller, path.session_id);
-      const markdown = await story.getTranscriptMarkdown(deps, caller, path.session_id);
+    run: async ({ deps, caller, access }, { path, query }) => {
+      if (query.format !== "markdown") return story.getTranscript(deps, caller, access, path.session_id);
+      const markdown = await story.getTranscriptMarkdown(deps, caller, access, path.session_id);
       return markdown.ok ? ok(new RawResponse("text/markdown; charset=utf-8", markdown.value)) : markdown;
     },
-  },
-  {
+  }),
+  defineOperation({
     id: "getSessionCastAnalysis",
     summary: "Get a session's cast analysis",
     description: "Talk share, turns, words, questions, pacing over time, dominance, spotlight equity and longest absences, computed from the transcript. 404 when there is none.",
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     http: { method: "GET", path: "/v1/sessions/{session_id}/cast-analysis", status: 200 },
     mcp: { name: "get_session_cast_analysis", title: "Get a session cast analysis", readOnly: true },
     input: { path: SessionIdPath },
     output: CastAnalysis,
-    run: ({ deps, caller }, { path }) => story.getCastAnalysis(deps, caller, path.session_id),
-  },
-  {
+    run: ({ deps, caller, access }, { path }) => story.getCastAnalysis(deps, caller, access, path.session_id),
+  }),
+  defineOperation({
     id: "getSessionHandout",
     summary: "Get a session's handout",
     description: "The player handout of a session: summary, outline, encounters, spotlights, items, valuable information, party status and next steps, moments. 404 when none has been generated.",
     tag: "Sessions",
-    auth: "user",
-    campaignAccess: "read",
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     http: { method: "GET", path: "/v1/sessions/{session_id}/handout", status: 200 },
     mcp: { name: "get_session_handout", title: "Get a session handout", readOnly: true },
     input: { path: SessionIdPath },
     output: Handout,
-    run: ({ deps, caller }, { path }) => story.getHandout(deps, caller, path.session_id),
-  },
-  {
+    run: ({ deps, caller, access }, { path }) => story.getHandout(deps, caller, access, path.session_id),
+  }),
+  defineOperation({
     id: "internalImportTranscript",
     summary: "Import a session transcript",
     description: `${FIRST_PARTY} The body is the transcript itself: plain text (Speaker: line), WebVTT, SRT or CRD3 JSON, told by the format query parameter or the content type. Streams; a second import replaces the first.`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "POST", path: "/internal/v1/sessions/{session_id}/transcript", status: 201, rawBody: true, maxBodyBytes: BODY_LIMITS.transcript },
     input: { path: SessionIdPath, query: TranscriptImportQuery },
@@ -256,41 +249,41 @@ export const sessionOperations = defineOperations([
         contentType: stream?.contentType ?? null,
         format: query.format,
       }),
-  },
-  {
+  }),
+  defineOperation({
     id: "internalPutCastAnalysis",
     summary: "Store a cast analysis",
     description: `${FIRST_PARTY} Replaces the computed analysis with one a first-party analyzer made.`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/cast-analysis", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: SessionIdPath, body: Type.Object({ analysis: Type.Record(Type.String(), Type.Unknown()) }) },
     output: CastAnalysis,
     run: ({ deps, caller }, { path, body }) => story.putCastAnalysis(deps, caller, path.session_id, body.analysis),
-  },
-  {
+  }),
+  defineOperation({
     id: "internalGenerateHandout",
     summary: "Generate a session handout",
     description: `${FIRST_PARTY} Writes the handout from the transcript and the campaign's records (offline: extractive).`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "POST", path: "/internal/v1/sessions/{session_id}/handout", status: 201 },
     input: { path: SessionIdPath },
     output: Handout,
     run: ({ deps, caller }, { path }) => story.generateHandout(deps, caller, path.session_id),
-  },
-  {
+  }),
+  defineOperation({
     id: "internalPutHandout",
     summary: "Store a session handout",
     description: `${FIRST_PARTY} Stores a handout a first-party client made, validated against the handout shape.`,
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/handout", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: SessionIdPath, body: HandoutBody },
     output: Handout,
-    run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body as HandoutDraft),
-  },
+    run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body),
+  }),
 ]);

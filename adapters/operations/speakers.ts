@@ -1,7 +1,7 @@
 // Speakers (the voices of transcripts): wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import { createSpeaker } from "../../application/speakers.ts";
-import { defineOperations } from "./operation.ts";
+import { defineOperation, defineOperations } from "./operation.ts";
 import { CampaignIdPath, Id, Nullable, Timestamp } from "./common.ts";
 
 export const SpeakerCreate = Type.Object({
@@ -17,16 +17,16 @@ export const Speaker = Type.Object(
 );
 
 export const speakerOperations = defineOperations([
-  {
+  defineOperation({
     id: "internalCreateSpeaker",
     summary: "Add a campaign speaker",
     description: "First-party route (needs a key with the product_write scope); not part of the public interface. A speaker is a voice in transcripts and the player a character can be linked to.",
     tag: "First party",
-    auth: "first_party",
+    access: { auth: "first_party" },
     internal: true,
     http: { method: "POST", path: "/internal/v1/campaigns/{campaign_id}/speakers", status: 201 },
     input: { path: CampaignIdPath, body: SpeakerCreate },
     output: Speaker,
-    run: ({ deps, caller }, { path, body }) => createSpeaker(deps, caller, path.campaign_id, body as { name: string }),
-  },
+    run: ({ deps, caller }, { path, body }) => createSpeaker(deps, caller, path.campaign_id, body),
+  }),
 ]);

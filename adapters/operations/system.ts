@@ -1,7 +1,7 @@
 // System: health, service and version information.
 import { Type } from "@sinclair/typebox";
 import { fail, ok } from "../../domain/errors.ts";
-import { defineOperations } from "./operation.ts";
+import { defineOperation, defineOperations } from "./operation.ts";
 import { Nullable, Timestamp } from "./common.ts";
 
 export const Health = Type.Object({
@@ -34,24 +34,24 @@ export const VersionInfo = Type.Object({ version: Type.String(), api: Type.Strin
 export const RESOURCES = ["campaigns", "worlds", "users", "characters", "factions", "locations", "items", "entities", "links", "search", "tasks", "quests", "journals", "journal-folders", "sessions", "beats", "moments", "hero-awards", "quotes", "spotlights"];
 
 export const systemOperations = defineOperations([
-  {
+  defineOperation({
     id: "health",
     summary: "Service health",
     description: "Liveness: answers as long as the process serves requests.",
     tag: "System",
-    auth: "none",
+    access: { auth: "none" },
     http: { method: "GET", path: "/health", status: 200 },
     input: {},
     output: Health,
     run: async ({ info }) =>
       ok({ status: "ok", service: info.name, version: info.version, environment: info.environment, port: info.port, timestamp: new Date().toISOString() }),
-  },
-  {
+  }),
+  defineOperation({
     id: "databaseHealth",
     summary: "Database health",
     description: "Round-trip to the record store: backend, latency and applied migrations. 503 when the database does not answer.",
     tag: "System",
-    auth: "none",
+    access: { auth: "none" },
     http: { method: "GET", path: "/health/database", status: 200 },
     input: {},
     output: DatabaseHealth,
@@ -62,13 +62,13 @@ export const systemOperations = defineOperations([
         return fail("unavailable", "The database is not answering");
       }
     },
-  },
-  {
+  }),
+  defineOperation({
     id: "root",
     summary: "Service information",
     description: "Names the service and where its documentation, OpenAPI document, MCP endpoint and health check are.",
     tag: "System",
-    auth: "none",
+    access: { auth: "none" },
     http: { method: "GET", path: "/", status: 200 },
     input: {},
     output: RootInfo,
@@ -81,16 +81,16 @@ export const systemOperations = defineOperations([
         mcp: `${info.publicBaseUrl}/mcp`,
         health: `${info.publicBaseUrl}/health`,
       }),
-  },
-  {
+  }),
+  defineOperation({
     id: "versionInfo",
     summary: "API version",
     description: "The API version served under /v1 and the resource families it offers.",
     tag: "System",
-    auth: "none",
+    access: { auth: "none" },
     http: { method: "GET", path: "/v1", status: 200 },
     input: {},
     output: VersionInfo,
     run: async ({ info }) => ok({ version: info.version, api: "v1", resources: RESOURCES }),
-  },
+  }),
 ]);

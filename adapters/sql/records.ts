@@ -10,6 +10,7 @@ import { folders, journals } from "./journals.ts";
 import { links, lookup, tasks } from "./links.ts";
 import { migrationStatus } from "./migrate.ts";
 import { moments } from "./moments.ts";
+import { owners } from "./owners.ts";
 import { quests } from "./quests.ts";
 import { recaps } from "./recaps.ts";
 import { searchIndex } from "./search.ts";
@@ -39,6 +40,7 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   beats: beats(db),
   moments: moments(db),
   recaps: recaps(db),
+  owners: owners(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */

@@ -1,9 +1,12 @@
 // Use cases against a real (in-memory) record store: what a new campaign starts with, and atomicity.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { campaignAccess } from "../../application/access.ts";
 import { createCampaign, deleteCampaign } from "../../application/campaigns.ts";
+import { issueKey } from "../../application/identity.ts";
 import type { Caller } from "../../domain/identity.ts";
 import type { Repositories } from "../../ports/records.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { typedClient } from "../support/typed.ts";
 
 let service: Awaited<ReturnType<typeof inProcessService>>;
 let caller: Caller;
@@ -59,10 +62,26 @@ describe("campaign creation bootstrap", () => {
     }
   });
 
+  test("over the table's typed client: the creator reads the new campaign back, its stats start at zero", async () => {
+    const key = await service.deps.records.users.insert({ id: service.deps.ids.next(), name: "Typed", email: "typed@example.test", role: "user", created_at: new Date().toISOString() });
+    const issued = await issueKey(service.deps, { ...caller, scopes: ["product_write"] }, key!.id);
+    if (!issued.ok) throw new Error("no key");
+    const call = typedClient(service.app, issued.value.key);
+    const created = await call("createCampaign", { body: { title: "Typed" } });
+    if (!created.ok) throw new Error(`create: ${created.status}`);
+    const read = await call("getCampaign", { path: { campaign_id: created.body.id } });
+    expect(read.ok && read.body.title).toBe("Typed");
+    const stats = await call("getCampaignStats", { path: { campaign_id: created.body.id } });
+    expect(stats.ok && [stats.body.characters, stats.body.sessions, stats.body.factions]).toEqual([0, 0, 0]);
+  });
+
   test("deleting removes the campaign's bootstrap rows too", async () => {
     const created = await createCampaign(service.deps, caller, { title: "Short-lived" });
     if (!created.ok) throw new Error("create failed");
-    expect((await deleteCampaign(service.deps, caller, created.value.id)).ok).toBe(true);
+    // The access invoke() would hand over for the declared level (owner).
+    const access = await campaignAccess(service.deps, caller, created.value.id, "owner");
+    if (!access.ok) throw new Error("no owner access");
+    expect((await deleteCampaign(service.deps, caller, access.value)).ok).toBe(true);
     expect(await service.deps.records.speakers.list(created.value.id)).toEqual([]);
     expect(await service.deps.records.settings.listFieldDefinitions(created.value.id)).toEqual([]);
     expect(await service.deps.records.members.get(created.value.id, caller.userId)).toBeNull();

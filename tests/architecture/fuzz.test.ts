@@ -58,7 +58,7 @@ const expectRefusal = (status: number, body: any) => {
 const fuzzed = new Set<string>();
 
 for (const op of OPERATIONS) {
-  if (!op.http || !op.input.body || op.auth === "none") continue;
+  if (!op.http || !op.input.body || op.access.auth === "none") continue;
   if (op.id === "internalRevokeKey" || op.id === "internalRotateKey") continue; // would revoke the fuzzer's own key material
   // The operation's own route and its aliases (another path, or another method such as PUT for PATCH).
   const routes = [
@@ -74,7 +74,7 @@ for (const op of OPERATIONS) {
       fc.dictionary(fc.constantFrom(...fields), anyJson, { maxKeys: fields.length }),
       fc.dictionary(fc.constantFrom(...fields), fc.constantFrom(ids.campaign_id, ids.character_id, ids.session_id, ids.beat_id, "", "  ", null, -1, "https://x.io/a.png", "http://x.io", "Character", "a".repeat(300), "nul\u0000inside", ["a", "\u0000"]), { maxKeys: fields.length }),
     );
-    const key_ = op.auth === "first_party" ? service.adminKey : key;
+    const key_ = op.access.auth === "first_party" ? service.adminKey : key;
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), async (body, realIds) => {
         const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => (realIds && (ids[name] ?? ids[aliasedId(name)]) ? (ids[name] ?? ids[aliasedId(name)])! : "no-such-id"));

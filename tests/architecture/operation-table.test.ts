@@ -61,7 +61,7 @@ describe("the operation table", () => {
     for (const op of OPERATIONS) {
       if (op.mcp) expect(DOCUMENTED_TOOLS.has(op.mcp.name)).toBe(true);
       if (op.internal) expect(op.mcp).toBeUndefined();
-      if (op.internal) expect(op.auth).toBe("first_party");
+      if (op.internal) expect(op.access.auth).toBe("first_party");
     }
   });
 
@@ -71,7 +71,7 @@ describe("the operation table", () => {
         expect(op.http).toBeDefined();
         for (const { method, path } of routesOf(op.http!)) {
           const response = await service.request(method, fillPath(path), method === "GET" || method === "DELETE" ? {} : { body: {} });
-          if (op.auth === "none") expect(response.status).toBe(200);
+          if (op.access.auth === "none") expect(response.status).toBe(200);
           else {
             // A missing key is refused before anything else happens.
             expect(response.status).toBe(401);
@@ -95,7 +95,7 @@ describe("the operation table", () => {
         Object.assign(documentedInputs, entry.requestBody?.content["application/json"].schema.properties ?? {});
         expect(documentedInputs).toEqual(plain(flatInputSchema(op).properties));
         expect(Object.keys(entry.responses)).toContain(String(op.http!.status));
-        if (op.auth !== "none") expect(Object.keys(entry.responses)).toContain("401");
+        if (op.access.auth !== "none") expect(Object.keys(entry.responses)).toContain("401");
         for (const { method, path, alias } of routesOf(op.http!)) {
           const aliased = doc.paths[path][method.toLowerCase()];
           if (alias && typeof alias !== "string") expect(aliased.operationId).toBe(alias.operationId);
@@ -320,7 +320,7 @@ describe("failures", () => {
       summary: "x",
       description: "x",
       tag: "x",
-      auth: "none",
+      access: { auth: "none" },
       http: { method: "GET", path: "/broken", status: 200 },
       input: {},
       run: async () => {

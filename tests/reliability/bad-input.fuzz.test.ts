@@ -174,7 +174,7 @@ await forEachBackend("bad input over REST and MCP", (backend) => {
     const response = await service.app.handle(
       new Request(`http://localhost${path}${query ? `?${query}` : ""}`, {
         method: op.http!.method,
-        headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" },
+        headers: { "x-api-key": op.access.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" },
         body: hasBody ? JSON.stringify(inputs.body) : undefined,
       }),
     );
@@ -204,7 +204,7 @@ await forEachBackend("bad input over REST and MCP", (backend) => {
 
   for (const op of OPERATIONS) {
     const slots = slotsOf(op);
-    if (!op.http || op.auth === "none" || !slots.length) continue;
+    if (!op.http || op.access.auth === "none" || !slots.length) continue;
     const onMcp = Boolean(op.mcp && !op.internal);
     test(`${op.id}: bad values in any field → 4xx with a detail, nothing written`, async () => {
       const before = await digest(service.db);
@@ -231,7 +231,7 @@ await forEachBackend("bad input over REST and MCP", (backend) => {
     for (const op of OPERATIONS.filter((candidate) => candidate.http && candidate.input.body && !candidate.http.rawBody)) {
       const path = op.http!.path.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? "x");
       for (const body of [deep, deepObject]) {
-        const response = await service.app.handle(new Request(`http://localhost${path}`, { method: op.http!.method, headers: { "x-api-key": op.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" }, body }));
+        const response = await service.app.handle(new Request(`http://localhost${path}`, { method: op.http!.method, headers: { "x-api-key": op.access.auth === "first_party" ? service.adminKey : key, "content-type": "application/json" }, body }));
         expect({ op: op.id, status: response.status }).toEqual({ op: op.id, status: 422 });
         expect((await response.json()).detail[0].type).toMatch(/^(model_attributes_type|json_too_deep)$/);
       }

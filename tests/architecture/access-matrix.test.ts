@@ -1,0 +1,230 @@
+// The access matrix, generated from the operation table: every operation on REST and every MCP
+// tool, called by the owner, an admin, a player, a viewer, a non-member, no key and a revoked key
+// (first-party routes: the admin key, an ordinary key, no key). What each caller must get comes
+// from the documented rules (docs/decisions.md, DESIGN section 7), not from the rows' declarations:
+// a row whose declared level drifts from them fails here, and a new operation is covered the day
+// it is added. Success bodies are not checked here; refusals are, status and detail exactly.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { OPERATIONS } from "../../adapters/operations/index.ts";
+import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
+import { inProcessService } from "../support/inprocess.ts";
+import { mcpAnswer, mcpRequest, restRequest, typedClient } from "../support/typed.ts";
+
+type Level = "read" | "write" | "manage" | "owner";
+type Rule = { kind: "none" } | { kind: "user" } | { kind: "first_party" } | { kind: "campaign"; level: Level; hidden: boolean };
+type CallerName = "owner" | "admin" | "player" | "viewer" | "non-member" | "no key" | "revoked key";
+
+const MEMBERS: CallerName[] = ["owner", "admin", "player", "viewer"];
+const CALLERS: CallerName[] = [...MEMBERS, "non-member", "no key", "revoked key"];
+/** DESIGN section 7: what each role may do. */
+const HELD: Record<CallerName, number> = { owner: 4, admin: 3, player: 2, viewer: 1, "non-member": 0, "no key": -1, "revoked key": -1 };
+const NEEDED: Record<Level, number> = { read: 1, write: 2, manage: 3, owner: 4 };
+const DENIED: Record<Level, string> = {
+  read: "Access denied to this campaign",
+  write: "Write access denied for this campaign",
+  manage: "Manage access (owner or admin) is required for this campaign",
+  owner: "Only the campaign owner can do this",
+};
+const INVALID_KEY = "Invalid API key";
+const NOT_FIRST_PARTY = "This route needs a first-party key with the product_write scope";
+
+const SYSTEM_PATHS = new Set(["/health", "/health/database", "/", "/v1"]);
+/** Any valid key, no campaign: the caller's own campaigns and profile. */
+const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser"]);
+/** Levels the documents name; otherwise reads need read and every change needs write. */
+const DOCUMENTED_LEVEL: Record<string, Level> = {
+  updateCampaign: "manage",
+  deleteCampaign: "owner",
+  // Journal entries: campaign read access, then the entry's own permission (docs/decisions.md).
+  updateJournal: "read",
+  deleteJournal: "read",
+  // A task of a campaign is readable by the campaign's readers.
+  getTask: "read",
+};
+/** Entries a caller may not see are "not found", whoever asks (docs/decisions.md, journals). */
+const HIDDEN: Record<string, string> = { getJournal: "Journal entry not found", updateJournal: "Journal entry not found", deleteJournal: "Journal entry not found" };
+
+function documentedRule(op: Operation): Rule {
+  if (op.http && SYSTEM_PATHS.has(op.http.path)) return { kind: "none" };
+  if (op.internal) return { kind: "first_party" };
+  if (NO_CAMPAIGN.has(op.id)) return { kind: "user" };
+  const reads = op.http ? op.http.method === "GET" : op.mcp!.readOnly;
+  return { kind: "campaign", level: DOCUMENTED_LEVEL[op.id] ?? (reads ? "read" : "write"), hidden: op.id in HIDDEN };
+}
+
+/** What a caller must get: allowed, or exactly this refusal. */
+function expected(op: Operation, rule: Rule, caller: CallerName): { allowed: true } | { allowed: false; status: number; detail: string } {
+  if (rule.kind === "none") return { allowed: true };
+  if (caller === "no key" || caller === "revoked key") return { allowed: false, status: 401, detail: INVALID_KEY };
+  if (rule.kind === "user") return { allowed: true };
+  if (rule.kind === "first_party") return caller === "owner" ? { allowed: true } : { allowed: false, status: 403, detail: NOT_FIRST_PARTY };
+  if (HELD[caller] >= NEEDED[rule.level]) return { allowed: true };
+  if (rule.hidden && HELD[caller] < 1) return { allowed: false, status: 404, detail: HIDDEN[op.id]! };
+  // Members and non-members alike are told the level they lack (tests/http/compendium.blackbox.test.ts pins it).
+  return { allowed: false, status: 403, detail: DENIED[rule.level] };
+}
+
+const fieldsOf = (op: Operation) =>
+  (["path", "query", "body"] as const).flatMap((part) =>
+    Object.entries(op.input[part]?.properties ?? {}).map(([name, schema]) => ({ part, name, schema: schema as Record<string, any>, required: op.input[part]?.required?.includes(name) ?? false })),
+  );
+
+/** A plausible value for a required field; ids are the fixture's (so the campaign is found). */
+function sample(schema: Record<string, any>): unknown {
+  const branch = schema.anyOf ? (schema.anyOf.find((b: Record<string, any>) => b.type !== "null") ?? schema) : schema;
+  if (branch.const !== undefined) return branch.const;
+  if (branch.anyOf?.[0]?.const !== undefined) return branch.anyOf[0].const;
+  if (branch.format === "date-time") return "2026-01-01T00:00:00Z";
+  switch (branch.type) {
+    case "integer":
+    case "number":
+      return branch.minimum ?? 1;
+    case "boolean":
+      return false;
+    case "array":
+      return [];
+    case "object":
+      return {};
+    default:
+      return "Matrix value";
+  }
+}
+
+const isDestructive = (op: Operation) => op.http?.method === "DELETE";
+
+let service: Awaited<ReturnType<typeof inProcessService>>;
+const keys: Partial<Record<CallerName, string>> = {};
+const ids: Record<string, string> = {};
+/** Creates a fresh record of the kind an id names, for a destructive call that succeeds. */
+let fresh: (name: string, op: Operation) => Promise<string>;
+
+beforeAll(async () => {
+  service = await inProcessService();
+  const admin = service.adminKey;
+  const seed = async (method: string, path: string, body: unknown, key = keys.owner) => {
+    const response = await service.request(method, path, { key, body });
+    const text = await response.text();
+    const json = text ? JSON.parse(text) : null;
+    if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const user = async (name: string) => {
+    const created = await seed("POST", "/internal/v1/users", { name, email: `${name}@example.test` }, admin);
+    const key = await seed("POST", `/internal/v1/users/${created.id}/keys`, {}, admin);
+    return { id: created.id as string, key: key.key as string, keyId: key.id as string };
+  };
+  const people: Record<string, Awaited<ReturnType<typeof user>>> = {};
+  for (const name of ["owner", "admin", "player", "viewer", "outsider", "scratch"]) people[name] = await user(name);
+  keys.owner = people.owner!.key;
+  keys.admin = people.admin!.key;
+  keys.player = people.player!.key;
+  keys.viewer = people.viewer!.key;
+  keys["non-member"] = people.outsider!.key;
+  const revoked = await seed("POST", `/internal/v1/users/${people.player!.id}/keys`, {}, admin);
+  await seed("DELETE", `/internal/v1/keys/${revoked.id}`, undefined, admin);
+  keys["revoked key"] = revoked.key;
+
+  const campaign = async () => {
+    const id = (await seed("POST", "/v1/campaigns", { title: "Matrix" })).id as string;
+    for (const role of ["admin", "player", "viewer"]) await seed("POST", `/internal/v1/campaigns/${id}/members`, { user_id: people[role]!.id, role }, admin);
+    return id;
+  };
+  ids.campaign_id = ids.world_id = await campaign();
+  // First-party rows act on a user and a key of their own, never the callers'.
+  ids.user_id = people.scratch!.id;
+  ids.key_id = people.scratch!.keyId;
+  const makers: Record<string, () => Promise<string>> = {
+    campaign_id: campaign,
+    character_id: async () => (await seed("POST", "/v1/characters", { campaign_id: ids.campaign_id, character_name: `Target ${crypto.randomUUID()}` })).id,
+    faction_id: async () => (await seed("POST", "/v1/factions", { campaign_id: ids.campaign_id, name: "A faction" })).id,
+    location_id: async () => (await seed("POST", "/v1/locations", { campaign_id: ids.campaign_id, name: "A location" })).id,
+    item_id: async () => (await seed("POST", "/v1/items", { campaign_id: ids.campaign_id, name: "An item" })).id,
+    session_id: async () => (await seed("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }, admin)).id,
+    beat_id: async () => (await seed("POST", "/v1/beats", { campaign_id: ids.campaign_id, label: "B", type: "major" })).id,
+    moment_id: async () => (await seed("POST", "/v1/moments", { campaign_id: ids.campaign_id, label: "M" })).id,
+    award_id: async () => (await seed("POST", "/v1/hero-awards", { session_id: ids.session_id, title: "T", description: "D" })).id,
+    quote_id: async () => (await seed("POST", "/v1/quotes", { session_id: ids.session_id, text: "Q" })).id,
+    spotlight_id: async () => (await seed("POST", "/v1/spotlights", { session_id: ids.session_id, title: "S" })).id,
+    quest_id: async () => (await seed("POST", "/v1/quests", { campaign_id: ids.campaign_id, quest_name: "Q" })).id,
+    entry_id: async () => (await seed("POST", "/v1/journals", { world_id: ids.campaign_id, title: "J", content: "Private notes" })).id,
+    folder_id: async () => (await seed("POST", "/v1/journal-folders", { world_id: ids.campaign_id, name: "F", path: `f-${crypto.randomUUID()}` })).id,
+    link_id: async () => (await seed("POST", `/v1/campaigns/${ids.campaign_id}/links`, { from_id: ids.character_id, from_type: "Character", to_id: await makers.item_id!(), to_type: "Item" })).id,
+  };
+  for (const name of Object.keys(makers)) if (name !== "campaign_id" && name !== "link_id") ids[name] = await makers[name]!();
+  ids.link_id = await makers.link_id!();
+  ids.parent_id = ids.beat_id!;
+  ids.task_id = (await seed("POST", "/v1/characters/links/maintenance", { operation: "add", campaign_id: ids.campaign_id, target_id: ids.character_id, target_type: "Character", alias: "Target" })).task_id;
+  fresh = async (name, op) => {
+    const key = name === "id" ? (op.id.includes("Folder") ? "folder_id" : "entry_id") : name;
+    return makers[key] ? makers[key]!() : ids[key]!;
+  };
+});
+afterAll(() => service?.close());
+
+/** The input a call sends: every required field and every id the fixture has. */
+async function inputFor(op: Operation, renew: boolean): Promise<Record<InputPart, Record<string, unknown>>> {
+  const input: Record<InputPart, Record<string, unknown>> = { path: {}, query: {}, body: {} };
+  for (const field of fieldsOf(op)) {
+    const idName = field.name === "id" ? (op.id.includes("Folder") ? "folder_id" : "entry_id") : field.name;
+    const isTarget = field.part === "path" ? op.http?.path.endsWith(`{${field.name}}`) : field.name === "id";
+    if (ids[idName] !== undefined) input[field.part][field.name] = renew && isTarget ? await fresh(field.name, op) : ids[idName];
+    else if (field.required) input[field.part][field.name] = sample(field.schema);
+  }
+  return input;
+}
+
+const keyOf = (op: Operation, rule: Rule, caller: CallerName) => (rule.kind === "first_party" && caller === "owner" ? service.adminKey : keys[caller]);
+
+describe("the access matrix: every operation × every caller, REST and MCP", () => {
+  test("every row declares what the documents say: its auth, level and OAuth scope", () => {
+    for (const op of OPERATIONS) {
+      const rule = documentedRule(op);
+      const declared = op.access;
+      if (op.id === "getTask") expect(declared.auth, op.id).toBe("user"); // its campaign check stays in the use case
+      else if (rule.kind === "campaign") expect(declared.auth === "campaign" ? { auth: declared.auth, level: declared.level, hidden: Boolean(declared.hidden) } : declared, op.id).toEqual({ auth: "campaign", level: rule.level, hidden: rule.hidden });
+      else expect(declared.auth, op.id).toBe(rule.kind);
+      const mutates = op.http ? op.http.method !== "GET" : !op.mcp?.readOnly;
+      if (rule.kind === "none" || rule.kind === "first_party") continue;
+      if (mutates) expect(declared.scope, op.id).toBe("agent_write");
+      else expect(["profile", "worlds_read", "sessions_read", "characters_read"], op.id).toContain(declared.scope!);
+    }
+  });
+
+  for (const op of OPERATIONS) {
+    const rule = documentedRule(op);
+    for (const transport of ["REST", "MCP"] as const) {
+      if (transport === "REST" && !op.http) continue;
+      if (transport === "MCP" && (!op.mcp || op.internal)) continue;
+      test(`${op.id} on ${transport}`, async () => {
+        const outcomes: string[] = [];
+        for (const caller of CALLERS) {
+          const want = expected(op, rule, caller);
+          const renew = want.allowed && isDestructive(op);
+          const input = await inputFor(op, renew);
+          const key = keyOf(op, rule, caller);
+          const request = transport === "REST" ? restRequest(op, input, key) : mcpRequest(op, input, key);
+          const response = await service.app.handle(request);
+          const { status, detail } =
+            transport === "REST"
+              ? await response.text().then((text) => ({ status: response.status, detail: (text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : {}).detail }))
+              : await mcpAnswer(response).then((answer) => ({ status: answer.status, detail: answer.body.detail }));
+          const got = `${caller}: ${status} ${typeof detail === "string" ? detail : ""}`.trim();
+          if (want.allowed) outcomes.push(status === 401 || status === 403 || status >= 500 ? `${got} (must be allowed)` : `${caller}: allowed`);
+          else outcomes.push(status === want.status && detail === want.detail ? `${caller}: ${want.status} ${want.detail}` : `${got} (must be ${want.status} ${want.detail})`);
+        }
+        expect(outcomes.filter((line) => line.includes("(must"))).toEqual([]);
+      });
+    }
+  }
+});
+
+describe("the typed client", () => {
+  test("reads a campaign with the output schema's type, and refuses a non-member", async () => {
+    const call = typedClient(service.app, keys.viewer);
+    const read = await call("getCampaign", { path: { campaign_id: ids.campaign_id! } });
+    expect(read.ok).toBe(true);
+    if (read.ok) expect(read.body.title).toBe("Matrix"); // `title` is typed: a misspelt field does not compile
+    const refused = await call("getCampaign", { path: { campaign_id: ids.campaign_id! } }, keys["non-member"]);
+    expect(refused).toEqual({ status: 403, ok: false, body: { detail: "Access denied to this campaign" } });
+  });
+});
