@@ -170,6 +170,8 @@ export async function ensureAdminKey(deps: Deps, adminKey: string): Promise<void
     await tx.apiKeys.revokeAllForUserExcept(admin.id, hash, at);
     const existing = await tx.apiKeys.findActiveByHash(hash);
     if (existing && existing.userId !== admin.id) throw new Error("CMS_ADMIN_KEY is already an API key of another user");
+    // A revoked key stays revoked (it may have leaked): refuse it by name instead of a unique violation.
+    if (!existing && (await tx.apiKeys.isRevokedHash(hash))) throw new Error("CMS_ADMIN_KEY was used before and revoked; set a new one (openssl rand -hex 32)");
     if (!existing)
       await tx.apiKeys.insert({ id: deps.ids.next(), user_id: admin.id, prefix: keyPrefixOf(adminKey), hash, scopes: ["product_write"], created_at: at });
   });

@@ -43,6 +43,10 @@ export function apiKeys(db: SqlExecutor): ApiKeyRepository {
       const [row] = await db.query(`select id, user_id, scopes from api_keys where key_hash = $1 and revoked_at is null`, [hash]);
       return row ? { keyId: str(row.id), userId: str(row.user_id), scopes: jsonArray(row.scopes) } : null;
     },
+    async isRevokedHash(hash) {
+      const rows = await db.query(`select 1 from api_keys where key_hash = $1 and revoked_at is not null`, [hash]);
+      return rows.length > 0;
+    },
     async findActiveByHashWithCampaign(hash, campaignId) {
       const [row] = await db.query(
         `select k.id as key_id, k.user_id as key_user_id, k.scopes as key_scopes, ${CAMPAIGN_COLUMNS}, m.roles as member_roles

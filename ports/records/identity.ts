@@ -37,5 +37,7 @@ export interface ApiKeyRepository {
   /** Returns false when there is no such active key. */
   revoke(id: string, at: string): Promise<boolean>;
   revokeAllForUserExcept(userId: string, keepHash: string, at: string): Promise<number>;
+  /** Whether a revoked key has this digest: a revoked key is never brought back. */
+  isRevokedHash(hash: string): Promise<boolean>;
   listForUser(userId: string): Promise<ApiKeyRecord[]>;
 }

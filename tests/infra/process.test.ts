@@ -81,6 +81,10 @@ describe("start-up", () => {
     } finally {
       await second.stop();
     }
+    // Setting a retired key again is refused by name (it used to die on a unique violation).
+    await expect(startServer({ CMS_ADMIN_KEY: oldKey }, { keepDataDir: dataDir })).rejects.toThrow(
+      "campaign-memory-service: could not start: CMS_ADMIN_KEY was used before and revoked; set a new one (openssl rand -hex 32)",
+    );
   });
 });
 
