@@ -75,6 +75,7 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
       version: info.version,
       description:
         "The memory of tabletop role-playing campaigns over REST/JSON. Every operation is also an MCP tool at /mcp. Authenticate with `x-api-key: <key>` or `Authorization: Bearer <key>`. Errors are `{\"detail\": \"…\"}`; validation errors are 422 with a list of `{type, loc, msg, input}`.",
+      license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: info.publicBaseUrl }],
     security: [{ apiKey: [] }, { bearer: [] }],
