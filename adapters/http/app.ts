@@ -156,10 +156,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     if (request.method === "OPTIONS") {
       const methods = methodsAt(pathname);
       if (!methods.length) return jsonResponse(404, { detail: "Not Found" });
-      const preflight = preflightResponse(cors, request, methods);
-      preflight.headers.set("x-request-id", requestId);
-      for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) preflight.headers.set(name, value);
-      return preflight;
+      return preflightResponse(cors, request, methods);
     }
   });
 
