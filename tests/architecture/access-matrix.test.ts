@@ -9,6 +9,7 @@ import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
 import { inProcessService } from "../support/inprocess.ts";
 import { mcpAnswer, mcpRequest, restRequest, typedClient } from "../support/typed.ts";
+import { sampleOf } from "../support/samples.ts";
 
 type Level = "read" | "write" | "manage" | "owner";
 type Rule = { kind: "none" } | { kind: "user" } | { kind: "first_party" } | { kind: "campaign"; level: Level; hidden: boolean };
@@ -68,27 +69,6 @@ const fieldsOf = (op: Operation) =>
   (["path", "query", "body"] as const).flatMap((part) =>
     Object.entries(op.input[part]?.properties ?? {}).map(([name, schema]) => ({ part, name, schema: schema as Record<string, any>, required: op.input[part]?.required?.includes(name) ?? false })),
   );
-
-/** A plausible value for a required field; ids are the fixture's (so the campaign is found). */
-function sample(schema: Record<string, any>): unknown {
-  const branch = schema.anyOf ? (schema.anyOf.find((b: Record<string, any>) => b.type !== "null") ?? schema) : schema;
-  if (branch.const !== undefined) return branch.const;
-  if (branch.anyOf?.[0]?.const !== undefined) return branch.anyOf[0].const;
-  if (branch.format === "date-time") return "2026-01-01T00:00:00Z";
-  switch (branch.type) {
-    case "integer":
-    case "number":
-      return branch.minimum ?? 1;
-    case "boolean":
-      return false;
-    case "array":
-      return [];
-    case "object":
-      return {};
-    default:
-      return "Matrix value";
-  }
-}
 
 const isDestructive = (op: Operation) => op.http?.method === "DELETE";
 
@@ -168,7 +148,7 @@ async function inputFor(op: Operation, renew: boolean): Promise<Record<InputPart
     const idName = field.name === "id" ? (op.id.includes("Folder") ? "folder_id" : "entry_id") : field.name;
     const isTarget = field.part === "path" ? op.http?.path.endsWith(`{${field.name}}`) : field.name === "id";
     if (ids[idName] !== undefined) input[field.part][field.name] = renew && isTarget ? await fresh(field.name, op) : ids[idName];
-    else if (field.required) input[field.part][field.name] = sample(field.schema);
+    else if (field.required) input[field.part][field.name] = sampleOf(field.schema, "Matrix value");
   }
   return input;
 }

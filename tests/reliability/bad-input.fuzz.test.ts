@@ -11,6 +11,7 @@ import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { sampleOf } from "../support/samples.ts";
 
 
 type Transport = "rest" | "mcp";
@@ -86,24 +87,8 @@ function validValue(slot: Slot, ids: Record<string, string>, op: Operation): unk
   if (VALID_SAMPLES[slot.name] !== undefined) return VALID_SAMPLES[slot.name];
   if (slot.name === "id") return op.id.includes("Folder") ? ids.folder_id : ids.entry_id;
   if (ids[slot.name]) return ids[slot.name];
-  const schema = slot.schema.anyOf ? (slot.schema.anyOf as Slot["schema"][]).find((branch) => branch.type !== "null") ?? slot.schema : slot.schema;
-  if (schema.const !== undefined) return schema.const;
-  if (slot.schema.anyOf?.[0]?.const !== undefined) return slot.schema.anyOf[0].const;
-  if (schema.format === "date-time") return "2026-01-01T00:00:00Z";
-  if (schema.format === "uri" || /image/.test(slot.name)) return "https://example.com/a.png";
-  switch (schema.type) {
-    case "integer":
-    case "number":
-      return schema.minimum ?? 1;
-    case "boolean":
-      return false;
-    case "array":
-      return [];
-    case "object":
-      return {};
-    default:
-      return "Fuzz value";
-  }
+  if (/image/.test(slot.name)) return "https://example.com/a.png";
+  return sampleOf(slot.schema, "Fuzz value");
 }
 
 /** Every row of every table, as one digest: equal digests mean nothing was written. */
