@@ -1,6 +1,19 @@
+import type { LanguageModel } from "../ports/ai.ts";
 import type { CardRenderer, HandoutWriter } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
+import type { Retriever } from "../ports/retrieval.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { TokenCounter } from "../ports/tokens.ts";
+
+/** What Ask answers with: passages from the retriever, words from the model (offline when null), budgets per user. */
+export interface AskDeps {
+  retriever: Retriever;
+  /** Null: the offline, extractive answerer. */
+  model: LanguageModel | null;
+  tokens: TokenCounter;
+  /** Tokens (prompt + answer) each user may use per calendar month and per hour, UTC. */
+  limits: { monthly: number; hourly: number };
+}
 
 export interface Deps {
   records: RecordStore;
@@ -11,6 +24,7 @@ export interface Deps {
   tasks: TaskSignal;
   writer: HandoutWriter;
   cards: CardRenderer;
+  ask: AskDeps;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

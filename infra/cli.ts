@@ -133,7 +133,7 @@ async function runDirect(config: Config, operation: Operation, inputs: ReturnTyp
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
-    const deps = buildDeps(database.db, log);
+    const deps = buildDeps(database.db, log, config);
     const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
     return await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
   } finally {

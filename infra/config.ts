@@ -16,6 +16,8 @@ export interface Config {
   corsOrigins: CorsOptions["origins"];
   /** Gemini for answers and embeddings; without a key the service answers offline. */
   gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
+  /** Ask's token budgets per user (prompt + answer tokens), per calendar month and hour, UTC. */
+  ask: { monthlyTokens: number; hourlyTokens: number };
 }
 
 export interface ConfigVariable {
@@ -40,6 +42,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "GEMINI_MODEL", default: "gemini-2.5-flash", meaning: "Gemini model that writes answers." },
   { name: "GEMINI_EMBEDDING_MODEL", default: "gemini-embedding-001", meaning: "Gemini model for embeddings (768 dimensions). Changing it means re-embedding: vectors of different models are never compared." },
   { name: "GEMINI_BASE_URL", default: "https://generativelanguage.googleapis.com", meaning: "http(s) address of the Gemini API or a compatible proxy, without the version path (the client adds /v1beta)." },
+  { name: "ASK_MONTHLY_TOKENS", default: "5000000", meaning: "Ask tokens (prompt + answer, counted with o200k_base) each user may use per calendar month, UTC (1–1,000,000,000)." },
+  { name: "ASK_HOURLY_TOKENS", default: "500000", meaning: "Ask tokens each user may use per clock hour, UTC (1–1,000,000,000)." },
 ];
 
 export class ConfigError extends Error {}
@@ -90,6 +94,10 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   if (typeof corsOrigins === "object" && "error" in corsOrigins) throw new ConfigError(corsOrigins.error);
 
   const gemini = parseGemini(get);
+  const ask = {
+    monthlyTokens: get("ASK_MONTHLY_TOKENS") === undefined ? 5_000_000 : integerIn("ASK_MONTHLY_TOKENS", get("ASK_MONTHLY_TOKENS")!, 1, 1_000_000_000),
+    hourlyTokens: get("ASK_HOURLY_TOKENS") === undefined ? 500_000 : integerIn("ASK_HOURLY_TOKENS", get("ASK_HOURLY_TOKENS")!, 1, 1_000_000_000),
+  };
 
   return {
     port,
@@ -103,6 +111,7 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     environment: get("CMS_ENV") ?? "development",
     corsOrigins,
     gemini,
+    ask,
   };
 }
 

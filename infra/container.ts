@@ -6,6 +6,9 @@ import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
+import { GeminiLanguageModel } from "../adapters/ai/gemini.ts";
+import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
+import { interimRetriever } from "../adapters/sql/retrieval-interim.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Logger } from "../ports/system.ts";
@@ -58,8 +61,12 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** What buildDeps reads of the configuration (tests pass only what they change). */
+export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
+
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
-export function buildDeps(db: SqlDatabase, log: Logger): Deps {
+export function buildDeps(db: SqlDatabase, log: Logger, config: DepsConfig = {}): Deps {
+  const gemini = config.gemini?.apiKey ? config.gemini : null;
   return {
     records: sqlRecordStore(db),
     clock: systemClock,
@@ -69,6 +76,12 @@ export function buildDeps(db: SqlDatabase, log: Logger): Deps {
     tasks: { wake: () => {} },
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
+    ask: {
+      retriever: interimRetriever(db),
+      model: gemini ? new GeminiLanguageModel({ apiKey: gemini.apiKey!, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }) : null,
+      tokens: o200kTokenCounter,
+      limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
+    },
   };
 }
 

@@ -31,7 +31,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log);
+  const deps = buildDeps(database.db, log, config);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps);

@@ -1,5 +1,6 @@
 // The operation table: every operation of the service, declared once; each kind's rows live in its own file.
 // The order is the published order (routes, OpenAPI paths and components, MCP tools).
+import { askOperations } from "./ask.ts";
 import { beatOperations } from "./beats.ts";
 import { campaignOperations, memberOperations } from "./campaigns.ts";
 import { characterOperations } from "./characters.ts";
@@ -23,6 +24,7 @@ export const OPERATIONS = [
   ...entityOperations,
   ...linkOperations,
   ...searchOperations,
+  ...askOperations,
   ...taskOperations,
   ...speakerOperations,
   ...questOperations,

@@ -1,5 +1,6 @@
 // The record ports on SQL: one query set for PGlite and PostgreSQL. Each kind's repository is in its own file; this composes them.
 import type { RecordStore, Repositories } from "../../ports/records.ts";
+import { askUsage } from "./ask-usage.ts";
 import { beats } from "./beats.ts";
 import { campaigns, members, settings } from "./campaigns.ts";
 import { characters } from "./characters.ts";
@@ -41,6 +42,7 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   moments: moments(db),
   recaps: recaps(db),
   owners: owners(db),
+  askUsage: askUsage(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */

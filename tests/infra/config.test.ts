@@ -27,6 +27,8 @@ describe("configuration", () => {
       GEMINI_MODEL: "gemini-2.5-pro",
       GEMINI_EMBEDDING_MODEL: "models/text-embedding-004",
       GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
+      ASK_MONTHLY_TOKENS: "2000000",
+      ASK_HOURLY_TOKENS: "90000",
     });
     expect(config).toEqual({
       port: 9001,
@@ -45,6 +47,7 @@ describe("configuration", () => {
         embeddingModel: "models/text-embedding-004",
         baseUrl: "http://gemini-proxy.internal:8080/google",
       },
+      ask: { monthlyTokens: 2_000_000, hourlyTokens: 90_000 },
     });
   });
 
@@ -56,6 +59,8 @@ describe("configuration", () => {
     [{ PORT: "80.5" }, "PORT"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
     [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+    [{ ASK_MONTHLY_TOKENS: "0" }, "ASK_MONTHLY_TOKENS"],
+    [{ ASK_HOURLY_TOKENS: "1.5" }, "ASK_HOURLY_TOKENS"],
     [{ CMS_ADMIN_KEY: "short" }, "CMS_ADMIN_KEY"],
     [{ CMS_ADMIN_KEY: "has spaces".repeat(5) }, "CMS_ADMIN_KEY"],
     [{ PUBLIC_BASE_URL: "not a url" }, "PUBLIC_BASE_URL"],
