@@ -3,6 +3,7 @@
 import { askOperations } from "./ask.ts";
 import { beatOperations } from "./beats.ts";
 import { campaignOperations, memberOperations } from "./campaigns.ts";
+import { changeOperations } from "./changes.ts";
 import { characterOperations } from "./characters.ts";
 import { entityOperations } from "./entities.ts";
 import { identityOperations } from "./identity.ts";
@@ -35,6 +36,7 @@ export const OPERATIONS = [
   ...recapOperations,
   ...identityOperations,
   ...memberOperations,
+  ...changeOperations,
 ] as const satisfies readonly Operation[];
 
 /** Each row by id, with its types; rows a factory makes for several kinds (built ids, erased types) are left out. */

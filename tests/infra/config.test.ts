@@ -29,6 +29,11 @@ describe("configuration", () => {
       GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
       ASK_MONTHLY_TOKENS: "2000000",
       ASK_HOURLY_TOKENS: "90000",
+      CHANGE_RETENTION_DAYS: "7",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_MAX_FAILURES: "3",
+      WEBHOOK_RETRY_BASE_MS: "50",
+      WEBHOOK_TIMEOUT_MS: "2000",
     });
     expect(config).toEqual({
       port: 9001,
@@ -48,11 +53,15 @@ describe("configuration", () => {
         baseUrl: "http://gemini-proxy.internal:8080/google",
       },
       ask: { monthlyTokens: 2_000_000, hourlyTokens: 90_000 },
+      changeRetentionDays: 7,
+      webhooks: { allowPrivateTargets: true, maxFailures: 3, retryBaseMs: 50, timeoutMs: 2000 },
     });
   });
 
   test.each([
     [{ PORT: "abc" }, "PORT"],
+    [{ CHANGE_RETENTION_DAYS: "0" }, "CHANGE_RETENTION_DAYS"],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes please" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
     [{ CORS_ORIGINS: "foundry.example.com" }, "CORS_ORIGINS"],
     [{ CORS_ORIGINS: "https://foundry.example.com/path" }, "CORS_ORIGINS"],
     [{ PORT: "70000" }, "PORT"],
