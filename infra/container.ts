@@ -6,11 +6,11 @@ import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
-import { GeminiLanguageModel } from "../adapters/ai/gemini.ts";
 import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { interimRetriever } from "../adapters/sql/retrieval-interim.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps } from "../application/deps.ts";
+import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
 import type { Logger } from "../ports/system.ts";
 import type { Config } from "./config.ts";
 import { acquireDataDir } from "./datalock.ts";
@@ -61,6 +61,22 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */
+function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageModel {
+  let model: Promise<LanguageModel> | null = null;
+  const load = () =>
+    (model ??= import("../adapters/ai/gemini.ts").then(
+      ({ GeminiLanguageModel }) => new GeminiLanguageModel({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
+    ));
+  return {
+    name: gemini.model,
+    generate: async (request: GenerateRequest) => (await load()).generate(request),
+    async *stream(request: GenerateRequest) {
+      yield* (await load()).stream(request);
+    },
+  };
+}
+
 /** What buildDeps reads of the configuration (tests pass only what they change). */
 export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
 
@@ -78,7 +94,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, config: DepsConfig = {})
     cards: sharpCardRenderer,
     ask: {
       retriever: interimRetriever(db),
-      model: gemini ? new GeminiLanguageModel({ apiKey: gemini.apiKey!, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }) : null,
+      model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
       tokens: o200kTokenCounter,
       limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
     },
