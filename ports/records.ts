@@ -1,6 +1,7 @@
 // What the application needs from a record store. No SQL or driver types cross this line.
 // Shared shapes and the whole store here; each kind's repositories in records/<kind>.ts (re-exported).
 import type { Handout } from "../domain/sessions.ts";
+import type { AskIndexRepository } from "./records/ask.ts";
 import type { BeatRepository } from "./records/beats.ts";
 import type { CampaignRepository, CampaignSettingsRepository, MemberRepository } from "./records/campaigns.ts";
 import type { CharacterRepository } from "./records/characters.ts";
@@ -30,6 +31,7 @@ export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
+export type * from "./records/ask.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -70,6 +72,7 @@ export interface Repositories {
   moments: MomentRepository;
   recaps: RecapRepository;
   owners: OwnerLookup;
+  askIndex: AskIndexRepository;
 }
 
 export interface StoreHealth {

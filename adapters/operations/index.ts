@@ -11,6 +11,7 @@ import { momentOperations } from "./moments.ts";
 import type { Operation } from "./operation.ts";
 import { questOperations } from "./quests.ts";
 import { recapOperations } from "./recaps.ts";
+import { retrievalOperations } from "./retrieval.ts";
 import { searchOperations } from "./search.ts";
 import { sessionOperations } from "./sessions.ts";
 import { speakerOperations } from "./speakers.ts";
@@ -33,6 +34,7 @@ export const OPERATIONS = [
   ...recapOperations,
   ...identityOperations,
   ...memberOperations,
+  ...retrievalOperations,
 ] as const satisfies readonly Operation[];
 
 /** Each row by id, with its types; rows a factory makes for several kinds (built ids, erased types) are left out. */

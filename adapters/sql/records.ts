@@ -13,6 +13,7 @@ import { moments } from "./moments.ts";
 import { owners } from "./owners.ts";
 import { quests } from "./quests.ts";
 import { recaps } from "./recaps.ts";
+import { askIndex } from "./retrieval.ts";
 import { searchIndex } from "./search.ts";
 import { castAnalyses, handouts, sessions, transcripts } from "./sessions.ts";
 import { speakers } from "./speakers.ts";
@@ -41,6 +42,7 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   moments: moments(db),
   recaps: recaps(db),
   owners: owners(db),
+  askIndex: askIndex(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */
