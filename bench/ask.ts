@@ -112,7 +112,17 @@ async function main() {
   // Quality.
   const questions = loadQuestions();
   const retrieve = (q: AskQuestion): Promise<Passage[]> => deps.retriever.retrieve({ campaignId, text: q.question, journals: { all: true }, limit: 5 });
-  const results = [];
+  interface Result {
+    id: string;
+    kind: string;
+    episodes: string[];
+    coverage: number;
+    hit_at_1: boolean;
+    hit_at_5: boolean;
+    keywords_found: boolean;
+    said_absent: boolean;
+  }
+  const results: Result[] = [];
   const alone: number[] = [];
   for (const q of questions) {
     const started = performance.now();
@@ -134,7 +144,7 @@ async function main() {
   }
   const answerable = results.filter((r) => r.kind !== "absent");
   const absent = results.filter((r) => r.kind === "absent");
-  const share = (rs: typeof results, f: (r: (typeof results)[number]) => boolean) => (rs.length ? round3(rs.filter(f).length / rs.length) : 0);
+  const share = (rs: Result[], f: (r: Result) => boolean) => (rs.length ? round3(rs.filter(f).length / rs.length) : 0);
   const byKind = Object.fromEntries(
     [...new Set(answerable.map((r) => r.kind))].sort().map((kind) => {
       const rs = answerable.filter((r) => r.kind === kind);

@@ -4,7 +4,9 @@ import type { Handout } from "../domain/sessions.ts";
 import type { AskIndexRepository } from "./records/ask.ts";
 import type { BeatRepository } from "./records/beats.ts";
 import type { CampaignRepository, CampaignSettingsRepository, MemberRepository } from "./records/campaigns.ts";
+import type { ChangeRepository } from "./records/changes.ts";
 import type { CharacterRepository } from "./records/characters.ts";
+import type { WebhookRepository } from "./records/webhooks.ts";
 import type { EntityRepository } from "./records/entities.ts";
 import type { ApiKeyRepository, UserRepository } from "./records/identity.ts";
 import type { FolderRepository, JournalRepository } from "./records/journals.ts";
@@ -32,6 +34,8 @@ export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
 export type * from "./records/ask.ts";
+export type * from "./records/changes.ts";
+export type * from "./records/webhooks.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -73,6 +77,8 @@ export interface Repositories {
   recaps: RecapRepository;
   owners: OwnerLookup;
   askIndex: AskIndexRepository;
+  changes: ChangeRepository;
+  webhooks: WebhookRepository;
 }
 
 export interface StoreHealth {

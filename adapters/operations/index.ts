@@ -2,6 +2,7 @@
 // The order is the published order (routes, OpenAPI paths and components, MCP tools).
 import { beatOperations } from "./beats.ts";
 import { campaignOperations, memberOperations } from "./campaigns.ts";
+import { changeOperations } from "./changes.ts";
 import { characterOperations } from "./characters.ts";
 import { entityOperations } from "./entities.ts";
 import { identityOperations } from "./identity.ts";
@@ -35,6 +36,7 @@ export const OPERATIONS = [
   ...identityOperations,
   ...memberOperations,
   ...retrievalOperations,
+  ...changeOperations,
 ] as const satisfies readonly Operation[];
 
 /** Each row by id, with its types; rows a factory makes for several kinds (built ids, erased types) are left out. */

@@ -2,7 +2,9 @@
 import type { RecordStore, Repositories } from "../../ports/records.ts";
 import { beats } from "./beats.ts";
 import { campaigns, members, settings } from "./campaigns.ts";
+import { changes } from "./changes.ts";
 import { characters } from "./characters.ts";
+import { webhooks } from "./webhooks.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
 import { entities } from "./entities.ts";
 import { apiKeys, users } from "./identity.ts";
@@ -43,6 +45,8 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   recaps: recaps(db),
   owners: owners(db),
   askIndex: askIndex(db),
+  changes: changes(db),
+  webhooks: webhooks(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */

@@ -100,11 +100,11 @@ await forEachBackend("Ask retrieval", (backend) => {
     const laura = (await service.deps.records.speakers.list(campaignId)).find((s) => s.name === "LAURA")!;
     await post("/v1/characters", { campaign_id: campaignId, character_name: "Vex'ahlia", speaker_id: laura.id, type: "PC" });
     const found = (await ask("bridge trapped Trinket")).find((p) => p.kind === "transcript")!;
-    expect(found.sourceId).toBe(sessions[1]);
-    expect(found.sessionId).toBe(sessions[1]);
+    expect(found.sourceId).toBe(sessions[1]!);
+    expect(found.sessionId).toBe(sessions[1]!);
     expect(found.sessionNumber).toBe(2);
     expect(found.title).toBe("Into the Mines");
-    expect(found.transcript!.session_id).toBe(sessions[1]);
+    expect(found.transcript!.session_id).toBe(sessions[1]!);
     expect(found.transcript!.utterance_start).toBeLessThanOrEqual(25);
     expect(found.transcript!.utterance_end).toBeGreaterThanOrEqual(25);
     expect(found.transcript!.utterance_end - found.transcript!.utterance_start).toBeLessThan(40);
@@ -147,9 +147,9 @@ await forEachBackend("Ask retrieval", (backend) => {
 
   test("a question naming a session number or the last session boosts that session", async () => {
     const [last] = await ask("what happened last session?");
-    expect(last!.sessionId).toBe(sessions[2]);
+    expect(last!.sessionId).toBe(sessions[2]!);
     const [second] = await ask("what happened in session 2?");
-    expect(second!.sessionId).toBe(sessions[1]);
+    expect(second!.sessionId).toBe(sessions[1]!);
   });
 
   test("a misspelled name still finds its record", async () => {
