@@ -15,6 +15,9 @@ export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
+export type * from "./records/ask.ts";
+export type * from "./records/changes.ts";
+export type * from "./records/webhooks.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row

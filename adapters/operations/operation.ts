@@ -10,6 +10,7 @@ import type { CampaignWithStanding, OwnedKind } from "../../ports/records.ts";
 import type { Deps } from "../../application/deps.ts";
 import { authenticate, authenticateIn, INVALID_KEY, plausibleKey } from "../../application/auth.ts";
 import { requireFirstParty, standingAccess, type CampaignAccess } from "../../application/access.ts";
+import { asActor } from "../shared/actor.ts";
 
 // ISO 8601 date-times with a zone, e.g. 2026-11-21T19:40:00Z.
 if (!FormatRegistry.Has("date-time"))
@@ -556,7 +557,8 @@ export async function invoke(operation: Operation, context: BaseContext, credent
       if (!allowed.ok) return allowed;
     }
     const decoded = decodeInputs(operation, raw);
-    return decoded.ok ? operation.run({ ...context, caller }, decoded.value) : decoded;
+    const known = caller;
+    return decoded.ok ? asActor(known.userId, () => operation.run({ ...context, caller: known }, decoded.value)) : decoded;
   }
   const decoded = decodeInputs(operation, raw);
   if (!decoded.ok) return refuse(decoded);
@@ -577,5 +579,6 @@ export async function invoke(operation: Operation, context: BaseContext, credent
   }
   const granted = standingAccess(caller, found, access.level);
   if (!granted.ok) return access.hidden && "record" in located && granted.error.failure === "forbidden" ? fail("not_found", located.notFound) : granted;
-  return operation.run({ ...context, caller, access: granted.value }, decoded.value);
+  const known = caller;
+  return asActor(known.userId, () => operation.run({ ...context, caller: known, access: granted.value }, decoded.value));
 }
