@@ -146,7 +146,7 @@ async function prepare(deps: Deps, caller: Caller, access: CampaignAccess, input
   // Nothing is retrieved or generated for a user whose budget is already used up.
   if (before.month >= deps.ask.limits.monthly || before.hour >= deps.ask.limits.hourly) return overBudget(deps, before, now, 1);
 
-  const passages = await deps.ask.retriever.retrieve({
+  const passages = await deps.retriever.retrieve({
     campaignId: access.campaign.id,
     text: retrievalText(input.messages),
     journals: reach.value,

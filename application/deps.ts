@@ -5,9 +5,8 @@ import type { Retriever } from "../ports/retrieval.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 import type { TokenCounter } from "../ports/tokens.ts";
 
-/** What Ask answers with: passages from the retriever, words from the model (offline when null), budgets per user. */
+/** What Ask answers with (its passages come from `retriever`): words from the model (offline when null), budgets per user. */
 export interface AskDeps {
-  retriever: Retriever;
   /** Null: the offline, extractive answerer. */
   model: LanguageModel | null;
   tokens: TokenCounter;
@@ -24,6 +23,8 @@ export interface Deps {
   tasks: TaskSignal;
   writer: HandoutWriter;
   cards: CardRenderer;
+  /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
+  retriever: Retriever;
   ask: AskDeps;
 }
 

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
+import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
-import { interimRetriever } from "../adapters/sql/retrieval-interim.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps } from "../application/deps.ts";
 import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
@@ -92,8 +92,8 @@ export function buildDeps(db: SqlDatabase, log: Logger, config: DepsConfig = {})
     tasks: { wake: () => {} },
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
+    retriever: sqlRetriever(db),
     ask: {
-      retriever: interimRetriever(db),
       model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
       tokens: o200kTokenCounter,
       limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },

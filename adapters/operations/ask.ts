@@ -82,7 +82,7 @@ export const AskQuota = Type.Object({ ...Remaining, launchPromoActive: Type.Bool
 
 const ASK_DESCRIPTION = `Answers a question about the campaign from its records (characters, factions, locations, items, sessions and their transcripts, beats, moments, recap cards, quests, journal entries) that the asker may read. The answer cites its sources with markers [S1], [S2]… matching citations[].citation_id; transcript citations carry metadata {session_id, utterance_start, utterance_end, start, end, speakers} to jump to the moment. Offline (no language model configured) the answer is extractive: quoted lines, and it says so. Follow-ups: send the earlier turns in messages. as_of_session leaves out later sessions (no spoilers). Prompt and answer tokens count against the caller's monthly and hourly budgets (429 with Retry-After when used up).`;
 
-export const askOperations = defineOperations([
+export const askOperations = defineOperations({ publishedAt: 65 }, [
   defineOperation({
     id: "askCampaign",
     summary: "Ask a question about a campaign",
@@ -130,3 +130,10 @@ export const askOperations = defineOperations([
     run: ({ deps, caller }) => askQuota(deps, caller),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    ask: typeof askOperations;
+  }
+}

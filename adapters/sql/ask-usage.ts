@@ -1,6 +1,7 @@
 // Ask's token counters on SQL (ports/records/ask.ts).
 import type { AskUsageRepository, UsageCounts, UsageWindows } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const countsOf = (rows: { window_kind: unknown; tokens: unknown }[]): UsageCounts => ({
   month: Number(rows.find((r) => r.window_kind === "month")?.tokens ?? 0),
@@ -50,3 +51,6 @@ export function askUsage(db: SqlExecutor): AskUsageRepository {
     add,
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { askUsage } satisfies SqlRepositories;
