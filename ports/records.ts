@@ -7,6 +7,7 @@ import type { CharacterRepository } from "./records/characters.ts";
 import type { EntityRepository } from "./records/entities.ts";
 import type { ApiKeyRepository, UserRepository } from "./records/identity.ts";
 import type { FolderRepository, JournalRepository } from "./records/journals.ts";
+import type { ImageRepository } from "./records/images.ts";
 import type { LinkRepository, LookupRepository, TaskRepository } from "./records/links.ts";
 import type { MomentRepository } from "./records/moments.ts";
 import type { OwnerLookup } from "./records/owners.ts";
@@ -30,6 +31,7 @@ export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
+export type * from "./records/images.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -70,6 +72,7 @@ export interface Repositories {
   moments: MomentRepository;
   recaps: RecapRepository;
   owners: OwnerLookup;
+  images: ImageRepository;
 }
 
 export interface StoreHealth {

@@ -5,6 +5,7 @@ import { campaignOperations, memberOperations } from "./campaigns.ts";
 import { characterOperations } from "./characters.ts";
 import { entityOperations } from "./entities.ts";
 import { identityOperations } from "./identity.ts";
+import { imageOperations } from "./images.ts";
 import { journalOperations } from "./journals.ts";
 import { linkOperations, taskOperations } from "./links.ts";
 import { momentOperations } from "./moments.ts";
@@ -31,6 +32,7 @@ export const OPERATIONS = [
   ...beatOperations,
   ...momentOperations,
   ...recapOperations,
+  ...imageOperations,
   ...identityOperations,
   ...memberOperations,
 ] as const satisfies readonly Operation[];

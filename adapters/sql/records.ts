@@ -6,6 +6,7 @@ import { characters } from "./characters.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
 import { entities } from "./entities.ts";
 import { apiKeys, users } from "./identity.ts";
+import { images } from "./images.ts";
 import { folders, journals } from "./journals.ts";
 import { links, lookup, tasks } from "./links.ts";
 import { migrationStatus } from "./migrate.ts";
@@ -41,6 +42,7 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   moments: moments(db),
   recaps: recaps(db),
   owners: owners(db),
+  images: images(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */
