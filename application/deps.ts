@@ -1,6 +1,7 @@
 import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
+import type { Retriever } from "../ports/retrieval.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
@@ -12,6 +13,8 @@ export interface Deps {
   tasks: TaskSignal;
   writer: HandoutWriter;
   cards: CardRenderer;
+  /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
+  retriever: Retriever;
   images: ImageServices;
 }
 

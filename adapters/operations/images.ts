@@ -68,7 +68,7 @@ export const ImageDelete = Type.Object(
 
 export const ImageRemoved = Type.Object({ removed: Type.Boolean() }, { title: "ImageRemoved" });
 
-export const imageOperations = defineOperations([
+export const imageOperations = defineOperations({ publishedAt: 145 }, [
   defineOperation({
     id: "getImageUsage",
     summary: "Image generation usage",
@@ -121,3 +121,9 @@ export const imageOperations = defineOperations([
     run: ({ deps, access }, { body }) => images.deleteImage(deps, access, body),
   }),
 ]);
+
+declare module "./index.ts" {
+  interface PublishedOperations {
+    images: typeof imageOperations;
+  }
+}

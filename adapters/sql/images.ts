@@ -1,6 +1,7 @@
 // Managed images and the generation quota on SQL.
 import type { ImageEntityType, ImageRecord, ImageRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const COLUMNS = ["object_key", "campaign_id", "entity_type", "entity_id", "origin", "status", "content_type", "url", "attached", "created_by", "expires_at", "created_at", "completed_at"] as const;
 const iso = (value: unknown): string | null => (value == null ? null : new Date(value as string).toISOString());
@@ -112,3 +113,6 @@ export function images(db: SqlExecutor): ImageRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { images } satisfies SqlRepositories;

@@ -47,3 +47,10 @@ export interface ImageRepository {
   /** Gives one back (the generation failed). */
   returnGeneration(ownerId: string, cycleStart: string): Promise<void>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    images: ImageRepository;
+  }
+}

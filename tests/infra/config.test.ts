@@ -38,6 +38,11 @@ describe("configuration", () => {
       S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
       S3_SECRET_ACCESS_KEY: "secret/with+chars",
       S3_PUBLIC_URL: "https://cdn.example.com/images",
+      CHANGE_RETENTION_DAYS: "7",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_MAX_FAILURES: "3",
+      WEBHOOK_RETRY_BASE_MS: "50",
+      WEBHOOK_TIMEOUT_MS: "2000",
     });
     expect(config).toEqual({
       port: 9001,
@@ -71,6 +76,8 @@ describe("configuration", () => {
           publicUrl: "https://cdn.example.com/images",
         },
       },
+      changeRetentionDays: 7,
+      webhooks: { allowPrivateTargets: true, maxFailures: 3, retryBaseMs: 50, timeoutMs: 2000 },
     });
   });
 
@@ -84,6 +91,8 @@ describe("configuration", () => {
 
   test.each([
     [{ PORT: "abc" }, "PORT"],
+    [{ CHANGE_RETENTION_DAYS: "0" }, "CHANGE_RETENTION_DAYS"],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes please" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
     [{ CORS_ORIGINS: "foundry.example.com" }, "CORS_ORIGINS"],
     [{ CORS_ORIGINS: "https://foundry.example.com/path" }, "CORS_ORIGINS"],
     [{ PORT: "70000" }, "PORT"],
