@@ -9,10 +9,15 @@ import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/syste
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
-import type { Deps } from "../application/deps.ts";
 import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
+import type { Deps, ImageServices } from "../application/deps.ts";
+import { LocalBlobStore } from "../adapters/blobs/local.ts";
+import { S3BlobStore } from "../adapters/blobs/s3.ts";
+import { noModeration, sharpImageProcessor } from "../adapters/imaging/sanitize.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { Logger } from "../ports/system.ts";
-import type { Config } from "./config.ts";
+import { parseConfig, type Config } from "./config.ts";
 import { acquireDataDir } from "./datalock.ts";
 
 export const MIGRATIONS_DIR = join(import.meta.dir, "migrations");
@@ -80,8 +85,23 @@ function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageMode
 /** What buildDeps reads of the configuration (tests pass only what they change). */
 export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
 
+/** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
+export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
+  const { s3, model, ...settings } = config.images;
+  const store = s3
+    ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
+    : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
+  return { store, processor: sharpImageProcessor, moderator: noModeration, generator: null, settings };
+}
+
+/** For callers that configure no images (some tests): a local store in a fresh temporary folder. */
+const scratchImageServices = (): ImageServices => {
+  const config = parseConfig({ PORT: "8000" });
+  return imageServices({ ...config, dataDir: mkdtempSync(join(tmpdir(), "cms-media-")) });
+};
+
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
-export function buildDeps(db: SqlDatabase, log: Logger, config: DepsConfig = {}): Deps {
+export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), config: DepsConfig = {}): Deps {
   const gemini = config.gemini?.apiKey ? config.gemini : null;
   return {
     records: sqlRecordStore(db),
@@ -92,6 +112,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, config: DepsConfig = {})
     tasks: { wake: () => {} },
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
+    images,
     retriever: sqlRetriever(db),
     ask: {
       model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
