@@ -1,6 +1,6 @@
 import type { CardRenderer, HandoutWriter } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
   records: RecordStore;
@@ -11,6 +11,7 @@ export interface Deps {
   tasks: TaskSignal;
   writer: HandoutWriter;
   cards: CardRenderer;
+  digests: Digests;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

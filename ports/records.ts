@@ -6,6 +6,7 @@ import type { CampaignRepository, CampaignSettingsRepository, MemberRepository }
 import type { ChangeRepository } from "./records/changes.ts";
 import type { CharacterRepository } from "./records/characters.ts";
 import type { WebhookRepository } from "./records/webhooks.ts";
+import type { PortabilityStore } from "./records/portability.ts";
 import type { EntityRepository } from "./records/entities.ts";
 import type { ApiKeyRepository, UserRepository } from "./records/identity.ts";
 import type { FolderRepository, JournalRepository } from "./records/journals.ts";
@@ -34,6 +35,7 @@ export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
+export type * from "./records/portability.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -86,6 +88,8 @@ export interface StoreHealth {
 
 export interface RecordStore extends Repositories {
   readonly backend: string;
+  /** Whole-campaign export and import (issue 14). */
+  portable: PortabilityStore;
   /**
    * Runs `work` atomically: every write inside commits together or not at all. When `work` returns
    * a failed Result (`{ ok: false }`), its writes are rolled back and that result returned, so a

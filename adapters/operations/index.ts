@@ -4,6 +4,7 @@ import { beatOperations } from "./beats.ts";
 import { campaignOperations, memberOperations } from "./campaigns.ts";
 import { changeOperations } from "./changes.ts";
 import { characterOperations } from "./characters.ts";
+import { portabilityOperations } from "./portability.ts";
 import { entityOperations } from "./entities.ts";
 import { identityOperations } from "./identity.ts";
 import { journalOperations } from "./journals.ts";
@@ -35,6 +36,7 @@ export const OPERATIONS = [
   ...identityOperations,
   ...memberOperations,
   ...changeOperations,
+  ...portabilityOperations,
 ] as const satisfies readonly Operation[];
 
 /** Each row by id, with its types; rows a factory makes for several kinds (built ids, erased types) are left out. */

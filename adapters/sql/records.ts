@@ -13,6 +13,7 @@ import { links, lookup, tasks } from "./links.ts";
 import { migrationStatus } from "./migrate.ts";
 import { moments } from "./moments.ts";
 import { owners } from "./owners.ts";
+import { portability } from "./portability.ts";
 import { quests } from "./quests.ts";
 import { recaps } from "./recaps.ts";
 import { searchIndex } from "./search.ts";
@@ -61,6 +62,7 @@ export function sqlRecordStore(db: SqlDatabase): RecordStore {
   return {
     backend: db.backend,
     ...repositoriesOn(db),
+    portable: portability(db),
     withTransaction: async (work, options) => {
       try {
         return await db.transaction(async (tx) => {
