@@ -1,6 +1,7 @@
 // What the application needs from a record store. No SQL or driver types cross this line.
 // Shared shapes and the whole store here; each kind's repositories in records/<kind>.ts (re-exported).
 import type { Handout } from "../domain/sessions.ts";
+import type { AskIndexRepository } from "./records/ask.ts";
 import type { BeatRepository } from "./records/beats.ts";
 import type { CampaignRepository, CampaignSettingsRepository, MemberRepository } from "./records/campaigns.ts";
 import type { ChangeRepository } from "./records/changes.ts";
@@ -33,6 +34,7 @@ export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
+export type * from "./records/ask.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
 export type * from "./records/portability.ts";
@@ -76,6 +78,7 @@ export interface Repositories {
   moments: MomentRepository;
   recaps: RecapRepository;
   owners: OwnerLookup;
+  askIndex: AskIndexRepository;
   changes: ChangeRepository;
   webhooks: WebhookRepository;
 }

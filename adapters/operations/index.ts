@@ -13,6 +13,7 @@ import { momentOperations } from "./moments.ts";
 import type { Operation } from "./operation.ts";
 import { questOperations } from "./quests.ts";
 import { recapOperations } from "./recaps.ts";
+import { retrievalOperations } from "./retrieval.ts";
 import { searchOperations } from "./search.ts";
 import { sessionOperations } from "./sessions.ts";
 import { speakerOperations } from "./speakers.ts";
@@ -35,6 +36,7 @@ export const OPERATIONS = [
   ...recapOperations,
   ...identityOperations,
   ...memberOperations,
+  ...retrievalOperations,
   ...changeOperations,
   ...portabilityOperations,
 ] as const satisfies readonly Operation[];

@@ -16,6 +16,7 @@ import { owners } from "./owners.ts";
 import { portability } from "./portability.ts";
 import { quests } from "./quests.ts";
 import { recaps } from "./recaps.ts";
+import { askIndex } from "./retrieval.ts";
 import { searchIndex } from "./search.ts";
 import { castAnalyses, handouts, sessions, transcripts } from "./sessions.ts";
 import { speakers } from "./speakers.ts";
@@ -44,6 +45,7 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   moments: moments(db),
   recaps: recaps(db),
   owners: owners(db),
+  askIndex: askIndex(db),
   changes: changes(db),
   webhooks: webhooks(db),
 });
