@@ -4,17 +4,15 @@ import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
 import type { Deps } from "../../application/deps.ts";
-import { CampaignIdPath, Defaulted, FIRST_PARTY, Id } from "./common.ts";
+import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
 
 export const ExportQuery = Type.Object({
-  scope: Defaulted(
+  scope: Type.Optional(
     Type.Union([Type.Literal("all"), Type.Literal("mine")], {
-      default: "all",
-      description: "all: every record (needs owner or game-master access); mine: only what you may read (any member)",
+      description: "all: every record (needs owner or game-master access); mine: only what you may read. Absent: all for owners and game masters, mine for everyone else",
     }),
   ),
-  include_images: Defaulted(Type.Boolean({ default: false, description: "Managed images inline (base64) instead of as URLs" })),
 });
 
 export const ImportQuery = Type.Object({ owner_id: Id("The user who will own the new campaign") });
@@ -36,13 +34,13 @@ export const portabilityOperations = defineOperations([
   defineOperation({
     id: "exportCampaign",
     summary: "Export a whole campaign",
-    description: `${EXPORT_DOC} scope=all needs owner or game-master access; scope=mine gives any member what they may read (their private journal entries and those shared with them, not others').`,
+    description: `${EXPORT_DOC} scope=all needs owner or game-master access; scope=mine gives any member what they may read (their private journal entries and those shared with them, not others'); without scope, each gets the most they may.`,
     tag: "Export and import",
     access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export", status: 200 },
     input: { path: CampaignIdPath, query: ExportQuery },
     run: async ({ deps, caller, access, info }, { query }) => {
-      const mine = query.scope === "mine";
+      const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       return ok(exportResponse(deps, access.campaign.id, mine ? caller.userId : null, info.version));
     },
