@@ -30,7 +30,7 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
-export const portabilityOperations = defineOperations([
+export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
   defineOperation({
     id: "exportCampaign",
     summary: "Export a whole campaign",
@@ -76,3 +76,9 @@ export const portabilityOperations = defineOperations([
     },
   }),
 ]);
+
+declare module "./index.ts" {
+  interface PublishedOperations {
+    portability: typeof portabilityOperations;
+  }
+}
