@@ -1,7 +1,7 @@
 // Sessions, transcripts, cast analyses and handouts: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import { createSession, deleteSession } from "../../application/sessions.ts";
-import * as story from "../../application/story.ts";
+import * as story from "../../application/transcripts.ts";
 import { ok } from "../../domain/errors.ts";
 import { BODY_LIMITS, defineOperation, defineOperations, RawResponse } from "./operation.ts";
 import { Beat } from "./beats.ts";
