@@ -18,6 +18,7 @@ export type * from "./records/owners.ts";
 export type * from "./records/ask.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
+export type * from "./records/images.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
