@@ -5,7 +5,7 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
-import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
+import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
@@ -92,6 +92,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     cards: sharpCardRenderer,
     images,
     retriever: sqlRetriever(db),
+    digests: sha256Digests,
   };
 }
 
