@@ -3,7 +3,7 @@ import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 import type { TokenCounter } from "../ports/tokens.ts";
 
 /** What Ask answers with (its passages come from `retriever`): words from the model (offline when null), budgets per user. */
@@ -27,6 +27,7 @@ export interface Deps {
   /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
   retriever: Retriever;
   ask: AskDeps;
+  digests: Digests;
   images: ImageServices;
 }
 

@@ -5,7 +5,7 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
-import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
+import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
@@ -87,7 +87,7 @@ export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
 
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
-  const { s3, model, ...settings } = config.images;
+  const { s3, model, sweepSeconds, ...settings } = config.images;
   const store = s3
     ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
     : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
@@ -119,6 +119,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
       tokens: o200kTokenCounter,
       limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
     },
+    digests: sha256Digests,
   };
 }
 
