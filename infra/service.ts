@@ -2,11 +2,13 @@ import { buildHttpApp } from "../adapters/http/app.ts";
 import { SERVER_BODY_CAP } from "../adapters/http/body.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
+import { acceptManagedImageUrls } from "../adapters/operations/common.ts";
+import { LocalBlobStore, MEDIA_PATH } from "../adapters/blobs/local.ts";
 import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
 import { startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -19,7 +21,11 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
 });
 
 export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"] } = {}) {
-  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" } });
+  const store = deps.images.store;
+  acceptManagedImageUrls((url) => store.keyOfUrl(url) !== null);
+  // The local store's signed PUT and public GET are served here; an S3 bucket serves its own.
+  const byteRoutes = store instanceof LocalBlobStore ? [{ prefix: MEDIA_PATH, methods: ["GET", "HEAD", "PUT"] as const, handle: (request: Request) => store.handle(request) }] : [];
+  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" }, byteRoutes });
 }
 
 export interface RunningService {
@@ -31,7 +37,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log);
+  const deps = buildDeps(database.db, log, imageServices(config));
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });

@@ -21,6 +21,15 @@ export interface HttpAppOptions {
   cors?: CorsOptions;
   /** How long a request body may take (tests shorten it). */
   bodyTimeouts?: BodyTimeouts;
+  /** Routes that carry bytes, not JSON, outside the operation table (the local blob store's PUT and GET). */
+  byteRoutes?: readonly ByteRoute[];
+}
+
+/** Every path under `prefix`, answered by `handle` for `methods`; it sets its own cache headers. */
+export interface ByteRoute {
+  prefix: string;
+  methods: readonly ("GET" | "HEAD" | "PUT")[];
+  handle(request: Request): Promise<Response>;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -82,7 +91,7 @@ function assetServer() {
   };
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS }: HttpAppOptions) {
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, byteRoutes = [] }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -148,7 +157,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     const { pathname } = new URL(request.url);
     Object.assign(set.headers, BASE_SECURITY_HEADERS, corsHeaders(cors, request.headers.get("origin")));
     set.headers["x-request-id"] = requestId;
-    const asset = pathname.startsWith("/docs/assets/");
+    const asset = pathname.startsWith("/docs/assets/") || byteRoutes.some(({ prefix }) => pathname.startsWith(prefix));
     // Answers carry campaign data for one key: no cache may keep them.
     if (!asset) set.headers["cache-control"] = "no-store";
     set.headers["content-security-policy"] = pathname === "/docs" || pathname === "/docs/" ? DOCS_CSP : API_CSP;
@@ -184,6 +193,11 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       routeShapes.push({ method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
       app.route(method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
     }
+  }
+
+  for (const route of byteRoutes) {
+    routeShapes.push(...route.methods.map((method) => ({ method, pattern: new RegExp(`^${route.prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.+$`) })));
+    for (const method of route.methods) app.route(method, `${route.prefix}*`, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
   }
 
   app.get("/openapi.json", () => jsonResponse(200, openapi));

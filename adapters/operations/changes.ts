@@ -34,7 +34,7 @@ export const ChangeQuery = Type.Object({
   limit: Defaulted(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: "Changes per page (1–1000)" })),
 });
 
-export const changeOperations = defineOperations([
+export const changeOperations = defineOperations({ publishedAt: 180 }, [
   defineOperation({
     id: "listChanges",
     summary: "Follow a campaign's changes",
@@ -48,3 +48,10 @@ export const changeOperations = defineOperations([
     run: ({ deps, caller, access }, { query }) => changes.listChanges(deps, caller.userId, access, query),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    changes: typeof changeOperations;
+  }
+}

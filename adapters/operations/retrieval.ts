@@ -4,7 +4,7 @@ import { reindexAsk } from "../../application/retrieval.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
 import { FIRST_PARTY, Id, Nullable } from "./common.ts";
 
-export const retrievalOperations = defineOperations([
+export const retrievalOperations = defineOperations({ publishedAt: 170 }, [
   defineOperation({
     id: "internalAskReindex",
     summary: "Rebuild Ask's retrieval index",
@@ -18,3 +18,10 @@ export const retrievalOperations = defineOperations([
     run: ({ deps, caller }, { body }) => reindexAsk(deps, caller, body.campaign_id ?? null),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    retrieval: typeof retrievalOperations;
+  }
+}

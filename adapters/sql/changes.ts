@@ -1,6 +1,7 @@
 // The change feed on SQL: rows are written by the triggers of migration 0011; this reads and prunes them.
 import type { Change, ChangeOp, ChangeRepository } from "../../ports/records/changes.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 import { iso, num, strOrNull } from "./rows.ts";
 
 export const changeOf = (row: Row): Change => ({
@@ -51,3 +52,6 @@ export function changes(db: SqlExecutor): ChangeRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { changes } satisfies SqlRepositories;

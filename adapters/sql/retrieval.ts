@@ -8,6 +8,7 @@ import type { Embedder } from "../../ports/ai.ts";
 import type { AskIndexRepository } from "../../ports/records.ts";
 import type { Passage, PassageKind, RetrievalQuery, Retriever } from "../../ports/retrieval.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 import { str } from "./rows.ts";
 
 /** Transcript windows: utterances per window and the step between window starts (windows overlap). */
@@ -298,3 +299,6 @@ function toPassage(row: Row, score: number): Passage {
     };
   return passage;
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { askIndex } satisfies SqlRepositories;

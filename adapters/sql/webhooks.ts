@@ -1,6 +1,7 @@
 // Webhook endpoints and deliveries on SQL (migration 0011).
 import type { WebhookDelivery, WebhookEndpoint, WebhookRepository } from "../../ports/records/webhooks.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 import { iso, isoOrNull, json, num, strOrNull } from "./rows.ts";
 
 const endpointOf = (row: Row): WebhookEndpoint => ({
@@ -107,3 +108,6 @@ export function webhooks(db: SqlExecutor): WebhookRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { webhooks } satisfies SqlRepositories;

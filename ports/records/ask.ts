@@ -8,3 +8,10 @@ export interface AskIndexRepository {
   /** Rebuilds the whole index of one campaign (or of every campaign); returns the passages written. */
   reindex(campaignId: string | null): Promise<number>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    askIndex: AskIndexRepository;
+  }
+}

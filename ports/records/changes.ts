@@ -29,3 +29,10 @@ export interface ChangeRepository {
    */
   prune(before: string): Promise<number>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    changes: ChangeRepository;
+  }
+}

@@ -54,3 +54,10 @@ export interface WebhookRepository {
   /** When the soonest enabled endpoint falls due, or null: how long the dispatcher may sleep. */
   nextDue(): Promise<string | null>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    webhooks: WebhookRepository;
+  }
+}
