@@ -2,7 +2,7 @@ import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
   records: RecordStore;
@@ -15,6 +15,7 @@ export interface Deps {
   cards: CardRenderer;
   /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
   retriever: Retriever;
+  digests: Digests;
   images: ImageServices;
 }
 

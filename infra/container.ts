@@ -5,7 +5,7 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
-import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
+import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
@@ -66,7 +66,7 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
 
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
-  const { s3, model, ...settings } = config.images;
+  const { s3, model, sweepSeconds, ...settings } = config.images;
   const store = s3
     ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
     : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
@@ -92,6 +92,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     cards: sharpCardRenderer,
     images,
     retriever: sqlRetriever(db),
+    digests: sha256Digests,
   };
 }
 

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
-import { invoke, RawResponse, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { invoke, RawResponse, rawBodyStream, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
@@ -143,7 +143,8 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       }
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });
-      if (result.value instanceof RawResponse) return new Response(result.value.body as BodyInit, { status: operation.http!.status, headers: { "content-type": result.value.contentType } });
+      if (result.value instanceof RawResponse)
+        return new Response(rawBodyStream(result.value.body) as BodyInit, { status: operation.http!.status, headers: { ...result.value.headers, "content-type": result.value.contentType } });
       return jsonResponse(operation.http!.status, result.value);
     };
   };

@@ -43,12 +43,35 @@ export interface OperationContext extends BaseContext {
   access?: CampaignAccess;
 }
 
-/** A non-JSON answer (markdown, an image): sent as is by HTTP, as text by MCP. */
+/** A non-JSON answer (markdown, an image, a streamed export): sent as is by HTTP, as text by MCP. */
 export class RawResponse {
   constructor(
     readonly contentType: string,
-    readonly body: string | Uint8Array,
+    /** Pieces are streamed (an export): sent as they come, never held whole. */
+    readonly body: string | Uint8Array | AsyncIterable<string | Uint8Array>,
+    readonly headers: Record<string, string> = {},
   ) {}
+}
+
+/** A raw answer's body as bytes pulled on demand (back-pressure reaches the producer). */
+export function rawBodyStream(body: RawResponse["body"]): string | Uint8Array | ReadableStream<Uint8Array> {
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  const encoder = new TextEncoder();
+  const iterator = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }
 
 export type InputPart = "path" | "query" | "body";
