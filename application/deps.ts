@@ -2,6 +2,7 @@ import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
+import type { WebhookSettings } from "./webhooks.ts";
 import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
@@ -16,6 +17,7 @@ export interface Deps {
   /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
   retriever: Retriever;
   digests: Digests;
+  webhooks: WebhookSettings;
   images: ImageServices;
 }
 

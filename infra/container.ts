@@ -8,6 +8,8 @@ import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
+import { httpWebhookSender } from "../adapters/webhooks/http.ts";
+import type { WebhookSettings } from "../application/webhooks.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
 import { S3BlobStore } from "../adapters/blobs/s3.ts";
@@ -80,7 +82,13 @@ const scratchImageServices = (): ImageServices => {
 };
 
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
-export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices()): Deps {
+/** Webhook delivery as configured (WEBHOOK_*): the lease outlasts the longest delivery. */
+export function webhookSettings(config: Pick<Config, "webhooks">): WebhookSettings {
+  const { allowPrivateTargets, timeoutMs, maxFailures, retryBaseMs } = config.webhooks;
+  return { sender: httpWebhookSender({ allowPrivateTargets, timeoutMs }), maxFailures, retryBaseMs, leaseMs: timeoutMs + 5_000 };
+}
+
+export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), webhooks: WebhookSettings = webhookSettings(parseConfig({}))): Deps {
   return {
     records: sqlRecordStore(db),
     clock: systemClock,
@@ -93,6 +101,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     images,
     retriever: sqlRetriever(db),
     digests: sha256Digests,
+    webhooks,
   };
 }
 

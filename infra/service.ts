@@ -8,8 +8,8 @@ import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
-import { startWorker } from "./worker.ts";
+import { buildDeps, imageServices, webhookSettings, loggerFor, openDatabase } from "./container.ts";
+import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export const serviceInfo = (config: Config): ServiceInfo => ({
@@ -37,11 +37,12 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log, imageServices(config));
+  const deps = buildDeps(database.db, log, imageServices(config), webhookSettings(config));
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });
     deps.tasks.wake = worker.wake;
+    const dispatcher = startWebhookDispatcher(deps);
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
@@ -54,6 +55,7 @@ export async function startService(config: Config): Promise<RunningService> {
       stop: async () => {
         await app.stop();
         await worker.stop();
+        await dispatcher.stop();
         await database.close();
       },
     };

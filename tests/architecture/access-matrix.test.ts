@@ -41,6 +41,12 @@ const DOCUMENTED_LEVEL: Record<string, Level> = {
   deleteJournal: "read",
   // A task of a campaign is readable by the campaign's readers.
   getTask: "read",
+  // Webhooks and the whole-campaign export's default are for managers (issue 14).
+  createWebhook: "manage",
+  listWebhooks: "manage",
+  deleteWebhook: "manage",
+  enableWebhook: "manage",
+  listWebhookDeliveries: "manage",
 };
 /** Entries a caller may not see are "not found", whoever asks (docs/decisions.md, journals). */
 const HIDDEN: Record<string, string> = { getJournal: "Journal entry not found", updateJournal: "Journal entry not found", deleteJournal: "Journal entry not found" };
