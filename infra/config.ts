@@ -27,6 +27,8 @@ export interface ImageConfig {
   maxPixels: number;
   uploadExpirySeconds: number;
   monthlyGenerations: number;
+  /** How often the worker deletes objects nobody can reach any more. */
+  sweepSeconds: number;
   /** The Gemini model that draws images (GEMINI_IMAGE_MODEL). */
   model: string;
   /** Null: the local folder under DATA_DIR/media. */
@@ -65,6 +67,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "IMAGE_MAX_PIXELS", default: "40000000", meaning: "Largest image in pixels (width × height, all frames); larger ones are refused before they are decoded." },
   { name: "IMAGE_UPLOAD_EXPIRY_SECONDS", default: "900", meaning: "How long an upload URL stays valid (60–86400); uploads never completed are deleted a little after." },
   { name: "IMAGE_MONTHLY_QUOTA", default: "25", meaning: "Image generations per campaign owner's account per calendar month (UTC)." },
+  { name: "IMAGE_SWEEP_SECONDS", default: "60", meaning: "How often the worker deletes images of deleted records and campaigns, and uploads never completed (1–86400)." },
   { name: "S3_BUCKET", default: "(unset)", meaning: "When set, images live in this S3 bucket instead of DATA_DIR/media; clients PUT straight to it." },
   { name: "S3_ENDPOINT", default: "(unset)", meaning: "http(s) address of an S3-compatible service (MinIO, R2, …); unset means AWS S3 in S3_REGION." },
   { name: "S3_REGION", default: "us-east-1", meaning: "Region of the bucket." },
@@ -184,6 +187,7 @@ function parseImages(get: (name: string) => string | undefined): ImageConfig {
     maxPixels: number("IMAGE_MAX_PIXELS", 40_000_000, 1, 268_402_689),
     uploadExpirySeconds: number("IMAGE_UPLOAD_EXPIRY_SECONDS", 900, 60, 86_400),
     monthlyGenerations: number("IMAGE_MONTHLY_QUOTA", 25, 0, 1_000_000),
+    sweepSeconds: number("IMAGE_SWEEP_SECONDS", 60, 1, 86_400),
     s3,
   };
 }

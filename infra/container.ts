@@ -68,7 +68,7 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
 
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
-  const { s3, model, ...settings } = config.images;
+  const { s3, model, sweepSeconds, ...settings } = config.images;
   const store = s3
     ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
     : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });

@@ -40,7 +40,7 @@ export async function startService(config: Config): Promise<RunningService> {
   const deps = buildDeps(database.db, log, imageServices(config), webhookSettings(config));
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
-    const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });
+    const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
     const dispatcher = startWebhookDispatcher(deps);
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });

@@ -3,6 +3,7 @@
 import { pruneChanges } from "../application/changes.ts";
 import { runNextTask } from "../application/maintenance.ts";
 import { deliverDueWebhooks } from "../application/webhooks.ts";
+import { sweepImages } from "../application/images.ts";
 import type { Deps } from "../application/deps.ts";
 
 export interface Worker {
@@ -13,7 +14,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -46,6 +47,22 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     );
   const firstPrune = setTimeout(prune, 10_000);
   const pruning = setInterval(prune, PRUNE_EVERY_MS);
+  // Images: objects of uploads never completed, and of records or campaigns deleted since, are
+  // deleted here (any instance may; deleting twice is harmless). One sweep at a time.
+  let sweeping: Promise<void> | null = null;
+  const sweep = () => {
+    if (stopped || sweeping) return;
+    sweeping = (async () => {
+      try {
+        while (!stopped && (await sweepImages(deps)) > 0);
+      } catch (error) {
+        deps.log.error("image sweep failed", { error: (error as Error).message });
+      }
+    })().finally(() => {
+      sweeping = null;
+    });
+  };
+  const sweepTimer = setInterval(sweep, options.imageSweepMs ?? 60_000);
   return {
     wake,
     stop: async () => {
@@ -53,7 +70,9 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(timer);
       clearTimeout(firstPrune);
       clearInterval(pruning);
+      clearInterval(sweepTimer);
       await running;
+      await sweeping;
     },
   };
 }

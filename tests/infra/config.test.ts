@@ -67,6 +67,7 @@ describe("configuration", () => {
         maxPixels: 1_000_000,
         uploadExpirySeconds: 120,
         monthlyGenerations: 3,
+        sweepSeconds: 60,
         s3: {
           endpoint: "http://minio.internal:9000",
           bucket: "cms-images",
@@ -86,7 +87,7 @@ describe("configuration", () => {
     expect(() => parseConfig({ S3_BUCKET: "Bad_Bucket", S3_ACCESS_KEY_ID: "a", S3_SECRET_ACCESS_KEY: "b" })).toThrow("S3_BUCKET must be a bucket name");
     expect(() => parseConfig({ IMAGE_MAX_BYTES: "12.5" })).toThrow('IMAGE_MAX_BYTES must be a whole number from 1024 to 1073741824 (got "12.5")');
     expect(() => parseConfig({ IMAGE_UPLOAD_EXPIRY_SECONDS: "5" })).toThrow("IMAGE_UPLOAD_EXPIRY_SECONDS must be a whole number from 60 to 86400");
-    expect(parseConfig({}).images).toEqual({ model: "gemini-2.5-flash-image", maxBytes: 20_971_520, maxPixels: 40_000_000, uploadExpirySeconds: 900, monthlyGenerations: 25, s3: null });
+    expect(parseConfig({}).images).toEqual({ model: "gemini-2.5-flash-image", maxBytes: 20_971_520, maxPixels: 40_000_000, uploadExpirySeconds: 900, monthlyGenerations: 25, sweepSeconds: 60, s3: null });
   });
 
   test.each([
