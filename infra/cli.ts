@@ -160,7 +160,7 @@ async function runDirect(config: Config, operation: Operation, inputs: ReturnTyp
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
-    const deps = buildDeps(database.db, log, imageServices(config));
+    const deps = buildDeps(database.db, log, imageServices(config), config);
     const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
     const result = await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
     // A streamed answer is read while the database is still open.

@@ -7,9 +7,11 @@ import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
+import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import { httpWebhookSender } from "../adapters/webhooks/http.ts";
 import type { WebhookSettings } from "../application/webhooks.ts";
+import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
 import { S3BlobStore } from "../adapters/blobs/s3.ts";
@@ -66,6 +68,25 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */
+function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageModel {
+  let model: Promise<LanguageModel> | null = null;
+  const load = () =>
+    (model ??= import("../adapters/ai/gemini.ts").then(
+      ({ GeminiLanguageModel }) => new GeminiLanguageModel({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
+    ));
+  return {
+    name: gemini.model,
+    generate: async (request: GenerateRequest) => (await load()).generate(request),
+    async *stream(request: GenerateRequest) {
+      yield* (await load()).stream(request);
+    },
+  };
+}
+
+/** What buildDeps reads of the configuration (tests pass only what they change). */
+export type DepsConfig = Partial<Pick<Config, "gemini" | "ask" | "webhooks">>;
+
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
   const { s3, model, sweepSeconds, ...settings } = config.images;
@@ -88,7 +109,8 @@ export function webhookSettings(config: Pick<Config, "webhooks">): WebhookSettin
   return { sender: httpWebhookSender({ allowPrivateTargets, timeoutMs }), maxFailures, retryBaseMs, leaseMs: timeoutMs + 5_000 };
 }
 
-export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), webhooks: WebhookSettings = webhookSettings(parseConfig({}))): Deps {
+export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), config: DepsConfig = {}): Deps {
+  const gemini = config.gemini?.apiKey ? config.gemini : null;
   return {
     records: sqlRecordStore(db),
     clock: systemClock,
@@ -100,8 +122,13 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     cards: sharpCardRenderer,
     images,
     retriever: sqlRetriever(db),
+    ask: {
+      model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
+      tokens: o200kTokenCounter,
+      limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
+    },
     digests: sha256Digests,
-    webhooks,
+    webhooks: webhookSettings(config.webhooks ? { webhooks: config.webhooks } : parseConfig({})),
   };
 }
 

@@ -8,7 +8,7 @@ import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, imageServices, webhookSettings, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
 import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -37,7 +37,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log, imageServices(config), webhookSettings(config));
+  const deps = buildDeps(database.db, log, imageServices(config), config);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });

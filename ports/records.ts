@@ -16,6 +16,7 @@ export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
 export type * from "./records/ask.ts";
+export type * from "./records/ask-usage.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
 export type * from "./records/images.ts";

@@ -30,6 +30,8 @@ export interface BaseContext {
   info: ServiceInfo;
   /** The raw request body, for operations that stream it (`http.rawBody`). */
   stream?: { pieces: AsyncIterable<string>; contentType: string | null };
+  /** The transport can send an `EventStream` answer (HTTP); MCP answers whole results only. */
+  eventStreams?: boolean;
 }
 
 /** The context `invoke()` builds from the declaration: a caller unless `auth: "none"`, the resolved access when campaign-scoped. */
@@ -41,6 +43,17 @@ export type ContextFor<A> = BaseContext &
 export interface OperationContext extends BaseContext {
   caller: Caller | null;
   access?: CampaignAccess;
+}
+
+/**
+ * An answer sent as Server-Sent Events (HTTP only: see `BaseContext.eventStreams`): each event's
+ * `data:` is one JSON value. `events` stops when `signal` aborts (the client went away).
+ */
+export class EventStream {
+  constructor(
+    readonly events: (signal: AbortSignal) => AsyncIterable<unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 /** A non-JSON answer (markdown, an image, a streamed export): sent as is by HTTP, as text by MCP. */
@@ -86,7 +99,7 @@ export type InputOf<I extends InputSchemas> = {
 };
 
 /** What `run` must answer: the output schema's static type (or a raw answer), nothing (204) when there is none. */
-export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse : null | RawResponse;
+export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse | EventStream : null | RawResponse;
 
 /** OAuth scopes (DESIGN: OAuth); declared per operation, not enforced yet (API keys carry full access). */
 export const OAUTH_SCOPES = ["profile", "worlds_read", "sessions_read", "characters_read", "agent_write"] as const;
@@ -131,6 +144,10 @@ export interface HttpBinding {
   aliases?: (string | HttpAlias)[];
   /** Publishes a 403 the access declaration does not imply (kept so the published document does not change). */
   documents403?: boolean;
+  /** Answers Server-Sent Events when asked to (an `EventStream`): each event's data is this schema. */
+  eventStream?: TSchema;
+  /** Refusals the generic ones do not cover (e.g. 429 when a budget is used up), published with the operation. */
+  documents?: { status: number; description: string }[];
 }
 
 /** The same operation under another method (and path), documented as its own OpenAPI operation. */
@@ -524,6 +541,11 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
     if (deep !== null) {
       issues.push({ type: "json_too_deep", loc: [part, deep], msg: `Input nests deeper than ${MAX_INPUT_DEPTH} levels`, input: null });
       continue;
+    }
+    // A required field whose schema says how its absence is refused (`x-missing`): 400 with that detail.
+    for (const name of schema.required ?? []) {
+      const missing = (schema.properties[name] as { "x-missing"?: string } | undefined)?.["x-missing"];
+      if (missing && given[name] === undefined) return fail("bad_request", missing);
     }
     let value: unknown = Value.Default(schema, Value.Clone(withCanonicalSpellings(schema, withIdAliases(schema, given))));
     if (part !== "body") value = coerceStrings(schema, value as Record<string, unknown>);
