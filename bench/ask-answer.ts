@@ -6,7 +6,8 @@
 //
 //   bun bench/ask-answer.ts   CRD3_DIR (default ../shared/datasets/crd3), BENCH_POSTGRES_URL (local),
 //                             ASK_BENCH_DB=<postgres url of a database bench/ask.ts or this bench filled,
-//                             kept with BENCH_KEEP_DB=1> to skip the import, ASK_ANSWER_ROUNDS=2
+//                             kept with BENCH_KEEP_DB=1> to skip the import, ASK_ANSWER_ROUNDS=2,
+//                             ASK_ANSWER_ASKERS=8 (concurrent askers)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -24,7 +25,7 @@ const DATASET = datasetDir();
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
 const REUSE = process.env.ASK_BENCH_DB?.trim() || null;
 const ROUNDS = intEnv("ASK_ANSWER_ROUNDS", 2, 1, 50);
-const CONCURRENCY = 8;
+const CONCURRENCY = intEnv("ASK_ANSWER_ASKERS", 8, 1, 64);
 /** The title bench/ask.ts gives its campaign, so either bench can reuse the other's database. */
 const CAMPAIGN_TITLE = "Critical Role, campaign 1 (Ask bench)";
 
@@ -137,7 +138,7 @@ async function main() {
   console.log(`Ask answers, offline, at ${CONCURRENCY} askers over ${size!.sessions} sessions (${size!.passages} passages):`);
   console.log(`  streamed:   first SSE byte p50 ${streamed.first_byte_ms.p50} ms, p95 ${streamed.first_byte_ms.p95} ms, p99 ${streamed.first_byte_ms.p99} ms; done p50 ${streamed.complete_ms.p50} ms (${streamed.per_second}/s)`);
   console.log(`  unstreamed: answer p50 ${plain.complete_ms.p50} ms, p95 ${plain.complete_ms.p95} ms, p99 ${plain.complete_ms.p99} ms (${plain.per_second}/s)`);
-  console.log(`results: ${writeResults("ask-answer-postgres.json", report)}`);
+  console.log(`results: ${writeResults(`ask-answer-postgres-${CONCURRENCY}.json`, report)}`);
 }
 
 await runBench(main, 3600);
