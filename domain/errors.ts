@@ -20,6 +20,8 @@ export interface Failure {
   readonly failure: FailureKind;
   readonly detail: string;
   readonly issues?: FieldIssue[];
+  /** The OAuth scope a refusal is about (insufficient_scope challenges). */
+  readonly scope?: string;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: Failure };

@@ -1,5 +1,7 @@
 import { buildHttpApp } from "../adapters/http/app.ts";
-import { SERVER_BODY_CAP } from "../adapters/http/body.ts";
+import { DEFAULT_BODY_TIMEOUTS, SERVER_BODY_CAP } from "../adapters/http/body.ts";
+import { oauthRoutes } from "../adapters/http/oauth.ts";
+import { settingsFor } from "../application/oauth.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import type { ServiceInfo } from "../adapters/operations/operation.ts";
@@ -19,7 +21,8 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
 });
 
 export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"] } = {}) {
-  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" } });
+  const routes = oauthRoutes({ deps, settings: settingsFor(info.publicBaseUrl), bodyTimeouts: DEFAULT_BODY_TIMEOUTS });
+  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" }, routes });
 }
 
 export interface RunningService {

@@ -9,6 +9,7 @@ import type { ApiKeyRepository, UserRepository } from "./records/identity.ts";
 import type { FolderRepository, JournalRepository } from "./records/journals.ts";
 import type { LinkRepository, LookupRepository, TaskRepository } from "./records/links.ts";
 import type { MomentRepository } from "./records/moments.ts";
+import type { OAuthRepository, RateLimitStore } from "./records/oauth.ts";
 import type { OwnerLookup } from "./records/owners.ts";
 import type { QuestRepository } from "./records/quests.ts";
 import type { RecapRepository } from "./records/recaps.ts";
@@ -30,6 +31,7 @@ export type * from "./records/beats.ts";
 export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
+export type * from "./records/oauth.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -70,6 +72,8 @@ export interface Repositories {
   moments: MomentRepository;
   recaps: RecapRepository;
   owners: OwnerLookup;
+  oauth: OAuthRepository;
+  rateLimits: RateLimitStore;
 }
 
 export interface StoreHealth {

@@ -21,6 +21,8 @@ export interface HttpAppOptions {
   cors?: CorsOptions;
   /** How long a request body may take (tests shorten it). */
   bodyTimeouts?: BodyTimeouts;
+  /** Routes outside the operation table (OAuth, discovery): answered as they are, CORS and headers included. */
+  routes?: readonly { method: "GET" | "POST"; path: string; handle(request: Request): Promise<Response> }[];
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -29,7 +31,12 @@ export const jsonResponse = (status: number, body: unknown, headers: Record<stri
   new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 
 export const failureResponse = (failure: Failure, headers: Record<string, string> = {}) => {
-  const extra = failure.failure === "unauthorized" ? { "www-authenticate": "Bearer", ...headers } : headers;
+  const extra =
+    failure.failure === "unauthorized"
+      ? { "www-authenticate": "Bearer", ...headers }
+      : failure.scope
+        ? { "www-authenticate": `Bearer error="insufficient_scope", scope="${failure.scope}"`, ...headers }
+        : headers;
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
 
@@ -82,7 +89,7 @@ function assetServer() {
   };
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS }: HttpAppOptions) {
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [] }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -191,6 +198,10 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
   app.get("/docs", () => new Response(docsPage("/openapi.json"), { headers: { "content-type": "text/html; charset=utf-8" } }));
   const serveAsset = assetServer();
   for (const path of Object.keys(DOCS_ASSET_FILES)) app.get(path, ({ request }: { request: Request }) => serveAsset(path, request));
+  for (const route of routes) {
+    routeShapes.push({ method: route.method, pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/?$`) });
+    app.route(route.method, route.path, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
+  }
   if (mcp) {
     for (const method of ["GET", "POST", "DELETE"] as const) {
       routeShapes.push({ method, pattern: /^\/mcp\/?$/ });

@@ -10,6 +10,7 @@ import { folders, journals } from "./journals.ts";
 import { links, lookup, tasks } from "./links.ts";
 import { migrationStatus } from "./migrate.ts";
 import { moments } from "./moments.ts";
+import { oauth, rateLimitStore } from "./oauth.ts";
 import { owners } from "./owners.ts";
 import { quests } from "./quests.ts";
 import { recaps } from "./recaps.ts";
@@ -41,6 +42,8 @@ const repositoriesOn = (db: SqlExecutor): Repositories => ({
   moments: moments(db),
   recaps: recaps(db),
   owners: owners(db),
+  oauth: oauth(db),
+  rateLimits: rateLimitStore(db),
 });
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */

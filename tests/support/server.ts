@@ -32,7 +32,8 @@ export async function startServer(env: Record<string, string> = {}, options: { k
   let output = "";
   const child = Bun.spawn([process.execPath, join(PROJECT_ROOT, "infra", "main.ts")], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, CMS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", ...env },
+    // The address tests reach it at, so OAuth discovery names it (clients compare origins).
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, CMS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -48,7 +49,7 @@ export async function startServer(env: Record<string, string> = {}, options: { k
   void drain(child.stdout as ReadableStream<Uint8Array>);
   void drain(child.stderr as ReadableStream<Uint8Array>);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000; // a loaded machine (parallel suites) can take half a minute
   while (true) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
     try {
@@ -57,7 +58,7 @@ export async function startServer(env: Record<string, string> = {}, options: { k
     } catch {}
     if (Date.now() > deadline) {
       child.kill();
-      throw new Error(`server did not answer /health within 30 s: ${output}`);
+      throw new Error(`server did not answer /health within 90 s: ${output}`);
     }
     await Bun.sleep(50);
   }
