@@ -47,7 +47,6 @@ export function pageShell(title: string, nonce: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>

@@ -116,6 +116,8 @@ export function oauthRoutes({ deps, settings, bodyTimeouts }: { deps: Deps; sett
     const headers = new Headers({
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
+      // Same-origin posts then carry Origin (checked above); the client's site still gets no Referer.
+      "referrer-policy": "same-origin",
       "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self' ${(options.formTargets ?? []).join(" ")}; frame-ancestors 'none'; base-uri 'none'`.replace(/ ;/g, ";"),
     });
     for (const cookie of options.cookies ?? []) headers.append("set-cookie", cookie);
@@ -148,8 +150,8 @@ export function oauthRoutes({ deps, settings, bodyTimeouts }: { deps: Deps; sett
   /** A form post must come from this page: same origin (when the browser says) and the cookie's token echoed. */
   const forged = (request: Request, fields: Record<string, string | undefined>): boolean => {
     const origin = request.headers.get("origin");
+    // "null" says nothing (some browsers send it for same-origin posts): the token decides then.
     if (origin && origin !== "null" && origin !== issuerOrigin && origin !== new URL(request.url).origin) return true;
-    if (origin === "null") return true;
     const cookie = cookiesOf(request).get(CSRF_COOKIE);
     return !cookie || !fields.csrf || !timingSafe(cookie, fields.csrf);
   };

@@ -8,6 +8,7 @@ import { identityOperations } from "./identity.ts";
 import { journalOperations } from "./journals.ts";
 import { linkOperations, taskOperations } from "./links.ts";
 import { momentOperations } from "./moments.ts";
+import { oauthOperations } from "./oauth.ts";
 import type { Operation } from "./operation.ts";
 import { questOperations } from "./quests.ts";
 import { recapOperations } from "./recaps.ts";
@@ -32,6 +33,7 @@ export const OPERATIONS = [
   ...momentOperations,
   ...recapOperations,
   ...identityOperations,
+  ...oauthOperations,
   ...memberOperations,
 ] as const satisfies readonly Operation[];
 

@@ -346,4 +346,48 @@ await forEachBackend("OAuth endpoints", (backend) => {
       expect(await json(await call("GET", `/internal/v1/users/${userId}/keys`, { headers }))).toEqual({ status: 403, body: { detail: "This route needs a first-party key with the product_write scope" } });
     });
   });
+
+  describe("grants", () => {
+    test("the user lists and revokes grants with a key; the tokens stop at once; tokens cannot manage grants", async () => {
+      const tokens = await tokensFor(["profile"]);
+      const key = { "x-api-key": userKey };
+      const listed = await json(await call("GET", "/v1/users/me/grants", { headers: key }));
+      expect(listed.status).toBe(200);
+      const grant = listed.body.data[0];
+      expect(grant).toEqual({ id: expect.any(String), client_id: clientId, client_name: "Flow Test", scopes: ["profile"], resource: `${BASE}/mcp`, created_at: expect.any(String), revoked_at: null });
+      expect(await json(await call("GET", "/v1/users/me/grants", { headers: { authorization: `Bearer ${tokens.access_token}` } }))).toEqual({ status: 403, body: { detail: "Grants are managed with an API key, not an OAuth token" } });
+      // Another user's key does not see or reach it.
+      const other = await json(await call("POST", "/internal/v1/users", { body: JSON.stringify({ name: "Pike", email: `pike.${crypto.randomUUID()}@example.test` }), headers: { "x-api-key": service.adminKey } }));
+      const otherKey = (await json(await call("POST", `/internal/v1/users/${other.body.id}/keys`, { body: "{}", headers: { "x-api-key": service.adminKey } }))).body.key;
+      expect(await json(await call("DELETE", `/v1/users/me/grants/${grant.id}`, { headers: { "x-api-key": otherKey } }))).toEqual({ status: 404, body: { detail: "Grant not found" } });
+      expect((await me(tokens.access_token)).status).toBe(200);
+
+      expect((await call("DELETE", `/v1/users/me/grants/${grant.id}`, { headers: key })).status).toBe(204);
+      expect(await json(await me(tokens.access_token))).toEqual({ status: 401, body: { detail: "Invalid API key" } });
+      expect(await json(await call("DELETE", `/v1/users/me/grants/${grant.id}`, { headers: key }))).toEqual({ status: 404, body: { detail: "Grant not found" } });
+      const after = await json(await call("GET", `/internal/v1/users/${userId}/grants`, { headers: { "x-api-key": service.adminKey } }));
+      expect(after.body.data.find((g: { id: string }) => g.id === grant.id).revoked_at).toEqual(expect.any(String));
+    });
+
+    test("a one-time sign-in link signs a browser in on the consent page, once", async () => {
+      const link = await json(await call("POST", `/internal/v1/users/${userId}/login-links`, { headers: { "x-api-key": service.adminKey } }));
+      expect(link.status).toBe(201);
+      expect(link.body.url).toMatch(/^http:\/\/localhost:8000\/oauth\/signin\?code=cmsli_[A-Za-z0-9_-]{43}$/);
+      const jar = new Jar();
+      const opened = await fetcher(link.body.url);
+      jar.take(opened);
+      const { fields } = formOf(await opened.text());
+      const signIn = () => fetcher(`${BASE}/oauth/signin`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header, origin: BASE }, body: new URLSearchParams(fields) });
+      const signed = await signIn();
+      expect(signed.status).toBe(200);
+      jar.take(signed);
+      expect(await signed.text()).toContain("You are signed in as Keyleth.");
+      // The consent page now offers Allow at once.
+      const page = await fetcher(authorizeUrl({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, state: "l", code_challenge: pkcePair().challenge, code_challenge_method: "S256" }), { headers: { cookie: jar.header } });
+      expect(await page.text()).toContain("Signed in as <strong>Keyleth</strong>");
+      const again = await signIn();
+      expect(again.status).toBe(401);
+      expect(await again.text()).toContain("That sign-in link is unknown, used or expired. Ask for a new link.");
+    });
+  });
 });
