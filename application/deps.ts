@@ -1,5 +1,6 @@
 import type { CardRenderer, HandoutWriter } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
+import type { Retriever } from "../ports/retrieval.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 
 export interface Deps {
@@ -11,6 +12,8 @@ export interface Deps {
   tasks: TaskSignal;
   writer: HandoutWriter;
   cards: CardRenderer;
+  /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
+  retriever: Retriever;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

@@ -176,6 +176,7 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
     await tx.transcripts.clear(sessionId);
     await clearTranscriptChunks(tx, sessionId);
     for (const batch of staged.batches) await tx.transcripts.append(sessionId, batch);
+    await tx.askIndex.indexTranscript(sessionId);
     for (const [index, chunk] of staged.chunks.entries())
       await tx.search.upsert(
         {

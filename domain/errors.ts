@@ -5,6 +5,7 @@ export type FailureKind =
   | "forbidden" // 403
   | "not_found" // 404
   | "conflict" // 409
+  | "gone" // 410
   | "invalid" // 422
   | "rate_limited" // 429
   | "unavailable"; // 503

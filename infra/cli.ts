@@ -126,6 +126,13 @@ const COMMANDS: Record<string, Command> = {
     required: ["session"],
     inputs: (v) => ({ path: { session_id: v.session } }),
   },
+  "ask reindex": {
+    usage: "ask reindex [--campaign CAMPAIGN_ID]",
+    operation: "internalAskReindex",
+    options: { campaign: { type: "string" } },
+    required: [],
+    inputs: (v) => ({ body: v.campaign ? { campaign_id: v.campaign } : {} }),
+  },
 };
 
 const contentTypeOf = (path: string) =>

@@ -16,6 +16,9 @@ export interface Config {
   corsOrigins: CorsOptions["origins"];
   /** Gemini for answers and embeddings; without a key the service answers offline. */
   gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
+  /** Issue 14: how long the change feed keeps changes, and how webhooks are delivered. */
+  changeRetentionDays: number;
+  webhooks: { allowPrivateTargets: boolean; maxFailures: number; retryBaseMs: number; timeoutMs: number };
 }
 
 export interface ConfigVariable {
@@ -39,6 +42,11 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "GEMINI_API_KEY", default: "(unset)", meaning: "Gemini API key for Ask's answers and embeddings; unset, answers are extractive and offline. Never logged." },
   { name: "GEMINI_MODEL", default: "gemini-2.5-flash", meaning: "Gemini model that writes answers." },
   { name: "GEMINI_EMBEDDING_MODEL", default: "gemini-embedding-001", meaning: "Gemini model for embeddings (768 dimensions). Changing it means re-embedding: vectors of different models are never compared." },
+  { name: "CHANGE_RETENTION_DAYS", default: "30", meaning: "Days the change feed keeps changes (1–3650); a cursor older than that answers 410. Changes an enabled webhook has not delivered yet are kept." },
+  { name: "WEBHOOK_ALLOW_PRIVATE_TARGETS", default: "false", meaning: "true lets webhooks target private, loopback and link-local addresses (refused otherwise, against SSRF). For tests and closed networks." },
+  { name: "WEBHOOK_MAX_FAILURES", default: "15", meaning: "Failed deliveries in a row after which a webhook is disabled (1–100); retries back off exponentially from WEBHOOK_RETRY_BASE_MS, at most an hour apart." },
+  { name: "WEBHOOK_RETRY_BASE_MS", default: "1000", meaning: "First retry delay of a failed webhook delivery in milliseconds (10–3600000); doubled per failure." },
+  { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "How long a webhook receiver may take to answer, in milliseconds (100–60000)." },
   { name: "GEMINI_BASE_URL", default: "https://generativelanguage.googleapis.com", meaning: "http(s) address of the Gemini API or a compatible proxy, without the version path (the client adds /v1beta)." },
 ];
 
@@ -91,6 +99,16 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
 
   const gemini = parseGemini(get);
 
+  const numberOr = (name: string, fallback: number, min: number, max: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, max));
+  const allowPrivate = (get("WEBHOOK_ALLOW_PRIVATE_TARGETS") ?? "false").toLowerCase();
+  if (!["true", "false", "1", "0"].includes(allowPrivate)) throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false (got "${get("WEBHOOK_ALLOW_PRIVATE_TARGETS")}")`);
+  const webhooks = {
+    allowPrivateTargets: allowPrivate === "true" || allowPrivate === "1",
+    maxFailures: numberOr("WEBHOOK_MAX_FAILURES", 15, 1, 100),
+    retryBaseMs: numberOr("WEBHOOK_RETRY_BASE_MS", 1000, 10, 3_600_000),
+    timeoutMs: numberOr("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+  };
+
   return {
     port,
     host,
@@ -103,6 +121,8 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     environment: get("CMS_ENV") ?? "development",
     corsOrigins,
     gemini,
+    changeRetentionDays: numberOr("CHANGE_RETENTION_DAYS", 30, 1, 3650),
+    webhooks,
   };
 }
 

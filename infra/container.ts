@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
+import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
@@ -69,6 +70,7 @@ export function buildDeps(db: SqlDatabase, log: Logger): Deps {
     tasks: { wake: () => {} },
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
+    retriever: sqlRetriever(db),
   };
 }
 

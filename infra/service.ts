@@ -37,7 +37,7 @@ export async function startService(config: Config): Promise<RunningService> {
   const deps = buildDeps(database.db, log);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
-    const worker = startWorker(deps);
+    const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });
     deps.tasks.wake = worker.wake;
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });

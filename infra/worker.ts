@@ -1,5 +1,6 @@
 // The background worker of one instance: runs queued tasks now when woken, and polls for tasks
 // queued by other instances (or left behind by a crashed one).
+import { pruneChanges } from "../application/changes.ts";
 import { runNextTask } from "../application/maintenance.ts";
 import type { Deps } from "../application/deps.ts";
 
@@ -9,7 +10,9 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function startWorker(deps: Deps, options: { pollMs?: number } = {}): Worker {
+const PRUNE_EVERY_MS = 3_600_000;
+
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -34,11 +37,21 @@ export function startWorker(deps: Deps, options: { pollMs?: number } = {}): Work
     });
   };
   const timer = setInterval(wake, options.pollMs ?? 2000);
+  // Change-feed retention: hourly, and once soon after start (any instance may; the delete is idempotent).
+  const prune = () =>
+    pruneChanges(deps, options.changeRetentionDays ?? 30).then(
+      (removed) => removed && deps.log.info("changes pruned", { removed }),
+      (error) => deps.log.error("change pruning failed", { error: (error as Error).message }),
+    );
+  const firstPrune = setTimeout(prune, 10_000);
+  const pruning = setInterval(prune, PRUNE_EVERY_MS);
   return {
     wake,
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(firstPrune);
+      clearInterval(pruning);
       await running;
     },
   };

@@ -56,10 +56,20 @@ export interface Passage {
   /** The session's number in date order, from 1. */
   sessionNumber: number | null;
   score: number;
+  /**
+   * Share of the question's words (weighed by rarity) the passage contains, 0–1. A low best
+   * coverage says the campaign probably does not hold the answer. Absent when not measured.
+   */
+  coverage?: number;
   transcript?: TranscriptSpan;
 }
 
 export interface Retriever {
   /** Best first; never a passage the query's `journals` reach does not allow, never one after `asOfSessionId`. */
   retrieve(query: RetrievalQuery): Promise<Passage[]>;
+  /**
+   * Brings dense vectors up to date for passages written since the last call (an embedder is
+   * configured); resolves at once otherwise. Lexical retrieval never waits for it.
+   */
+  indexPending?(campaignId: string, signal?: AbortSignal): Promise<number>;
 }

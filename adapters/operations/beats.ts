@@ -76,7 +76,7 @@ export const BeatListQuery = Type.Object({
 });
 
 const beatPath = Type.Object({ beat_id: Id("Beat id") });
-export const beatOperations = defineOperations([
+export const beatOperations = defineOperations({ publishedAt: 120 }, [
   defineOperation({
     id: "listBeats",
     summary: "List beats",
@@ -140,3 +140,10 @@ export const beatOperations = defineOperations([
     run: ({ deps, caller, access }, { path }) => beats.deleteBeat(deps, caller, access, path.beat_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    beats: typeof beatOperations;
+  }
+}

@@ -90,7 +90,7 @@ export const Member = Type.Object(
 const CAMPAIGN_DOC =
   "A campaign is the top-level container: characters, sessions, story beats, quests, journals and everything else belong to exactly one. The legacy `/v1/worlds` routes and the field name `world_id` mean the same thing.";
 
-export const campaignOperations = defineOperations([
+export const campaignOperations = defineOperations({ publishedAt: 20 }, [
   defineOperation({
     id: "listCampaigns",
     summary: "List campaigns",
@@ -175,7 +175,7 @@ export const campaignOperations = defineOperations([
   }),
 ]);
 
-export const memberOperations = defineOperations([
+export const memberOperations = defineOperations({ publishedAt: 160 }, [
   defineOperation({
     id: "internalAddMember",
     summary: "Add a campaign member",
@@ -201,3 +201,11 @@ export const memberOperations = defineOperations([
     run: ({ deps, caller }, { path }) => identity.removeMember(deps, caller, path.campaign_id, path.user_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    campaigns: typeof campaignOperations;
+    members: typeof memberOperations;
+  }
+}

@@ -81,7 +81,7 @@ export const CharacterListQuery = Type.Object({
   ...PageQuery,
 });
 
-export const characterOperations = defineOperations([
+export const characterOperations = defineOperations({ publishedAt: 30 }, [
   defineOperation({
     id: "listCharacters",
     summary: "List characters",
@@ -155,3 +155,10 @@ export const characterOperations = defineOperations([
   }),
   maintenanceOperation("characters", "Characters", "Character"),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    characters: typeof characterOperations;
+  }
+}

@@ -148,7 +148,7 @@ const entityRows = (kind: EntityKind): Operation[] => {
   ];
 };
 
-export const entityOperations = defineOperations([
+export const entityOperations = defineOperations({ publishedAt: 40 }, [
   ...entityRows("faction"),
   ...entityRows("location"),
   ...entityRows("item"),
@@ -165,3 +165,10 @@ export const entityOperations = defineOperations([
       entities.pickEntities(deps, caller, access, { type: query.type, search: query.search, page: query.page, limit: query.limit }),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    entities: typeof entityOperations;
+  }
+}

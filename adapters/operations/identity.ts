@@ -57,7 +57,7 @@ export const KeyListing = Type.Object({
   ),
 });
 
-export const identityOperations = defineOperations([
+export const identityOperations = defineOperations({ publishedAt: 150 }, [
   defineOperation({
     id: "getCurrentUser",
     summary: "Who am I",
@@ -137,3 +137,10 @@ export const identityOperations = defineOperations([
     run: ({ deps, caller }, { path }) => identity.rotateKey(deps, caller, path.key_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    identity: typeof identityOperations;
+  }
+}

@@ -138,7 +138,7 @@ export const FolderListQuery = Type.Object({ campaign_id: Id("Campaign id"), par
 const JOURNALS =
   "Journal entries are permissioned notes: visible when public, authored by you, or shared with you (view < comment < edit < manage). content_rich (Lexical editor state) is canonical when sent; content is then derived from it.";
 
-export const journalOperations = defineOperations([
+export const journalOperations = defineOperations({ publishedAt: 100 }, [
   defineOperation({
     id: "listJournals",
     summary: "List journal entries",
@@ -273,3 +273,10 @@ export const journalOperations = defineOperations([
     run: ({ deps, caller, access }, { query }) => journals.deleteFolder(deps, caller, access, query.id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    journals: typeof journalOperations;
+  }
+}

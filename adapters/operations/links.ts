@@ -113,7 +113,7 @@ export const maintenanceOperation = (route: string, tag: string, targetType: Lin
   },
 });
 
-export const linkOperations = defineOperations([
+export const linkOperations = defineOperations({ publishedAt: 50 }, [
   defineOperation({
     id: "listLinks",
     summary: "List links",
@@ -169,7 +169,7 @@ export const linkOperations = defineOperations([
   maintenanceOperation("moments", "Moments", "Moment"),
 ]);
 
-export const taskOperations = defineOperations([
+export const taskOperations = defineOperations({ publishedAt: 70 }, [
   defineOperation({
     id: "getTask",
     summary: "Get a background task",
@@ -182,3 +182,11 @@ export const taskOperations = defineOperations([
     run: ({ deps, caller }, { path }) => getTask(deps, caller, path.task_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    links: typeof linkOperations;
+    tasks: typeof taskOperations;
+  }
+}

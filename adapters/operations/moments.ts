@@ -66,7 +66,7 @@ export const MomentListQuery = Type.Object({
 });
 
 const momentPath = Type.Object({ moment_id: Id("Moment id") });
-export const momentOperations = defineOperations([
+export const momentOperations = defineOperations({ publishedAt: 130 }, [
   defineOperation({
     id: "listMoments",
     summary: "List moments",
@@ -130,3 +130,10 @@ export const momentOperations = defineOperations([
     run: ({ deps, caller, access }, { path }) => moments.deleteMoment(deps, caller, access, path.moment_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    moments: typeof momentOperations;
+  }
+}

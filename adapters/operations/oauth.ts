@@ -28,7 +28,7 @@ const LoginLink = Type.Object(
 
 const GRANTS_WITH_A_KEY = "Only with an API key: an OAuth token cannot see or revoke grants.";
 
-export const oauthOperations = defineOperations([
+export const oauthOperations = defineOperations({ publishedAt: 155 }, [
   defineOperation({
     id: "listMyGrants",
     summary: "List the applications you connected",
@@ -93,3 +93,10 @@ export const oauthOperations = defineOperations([
     run: ({ deps, caller, info }, { path }) => oauth.issueLoginLink(deps, caller, oauth.settingsFor(info.publicBaseUrl), path.user_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    oauth: typeof oauthOperations;
+  }
+}

@@ -11,6 +11,7 @@ import type { Deps } from "../../application/deps.ts";
 import type { OAuthScope } from "../../domain/oauth.ts";
 import { authenticate, authenticateIn, INVALID_KEY, plausibleKey, requireScope } from "../../application/auth.ts";
 import { requireFirstParty, standingAccess, type CampaignAccess } from "../../application/access.ts";
+import { asActor } from "../shared/actor.ts";
 
 // ISO 8601 date-times with a zone, e.g. 2026-11-21T19:40:00Z.
 if (!FormatRegistry.Has("date-time"))
@@ -202,8 +203,30 @@ export const BODY_LIMITS = {
   transcript: 32 * 1024 * 1024,
 } as const;
 
-/** A kind's rows, in published order; the tuple keeps each row's types. */
-export const defineOperations = <const T extends readonly Operation[]>(operations: T): T => operations;
+/** Where a group of rows stands in the published order (routes, OpenAPI paths and components, MCP tools). */
+export interface Placement {
+  /** Groups are published in this order; the existing ones are 10, 20, … 160, so a new kind slots in between or after. */
+  publishedAt: number;
+}
+
+/** A kind's rows, in their published order, placed among the other groups; the tuple keeps each row's types. */
+export type OperationGroup<T extends readonly Operation[] = readonly Operation[]> = T & Placement;
+
+const groups = new WeakSet<object>();
+
+/** Whether a module's export is a group `defineOperations` made (adapters/operations/index.ts collects them). */
+export const isOperationGroup = (value: unknown): value is OperationGroup => typeof value === "object" && value !== null && groups.has(value);
+
+/**
+ * A kind's rows, published at `placement`. Export the group and register its type in the file
+ * (`declare module "./index.ts" { interface PublishedOperations { widgets: typeof widgetOperations } }`):
+ * the table finds it there, so a new kind edits no other file.
+ */
+export function defineOperations<const T extends readonly Operation[]>(placement: Placement, operations: T): OperationGroup<T> {
+  const group = Object.assign(operations, placement);
+  groups.add(group);
+  return group;
+}
 
 interface CompiledPart {
   part: InputPart;
@@ -541,7 +564,8 @@ export async function invoke(operation: Operation, context: BaseContext, credent
     const scoped = requireScope(caller, access.scope);
     if (!scoped.ok) return scoped;
     const decoded = decodeInputs(operation, raw);
-    return decoded.ok ? operation.run({ ...context, caller }, decoded.value) : decoded;
+    const known = caller;
+    return decoded.ok ? asActor(known.userId, () => operation.run({ ...context, caller: known }, decoded.value)) : decoded;
   }
   const decoded = decodeInputs(operation, raw);
   if (!decoded.ok) return refuse(decoded);
@@ -564,5 +588,6 @@ export async function invoke(operation: Operation, context: BaseContext, credent
   if (!scoped.ok) return scoped;
   const granted = standingAccess(caller, found, access.level);
   if (!granted.ok) return access.hidden && "record" in located && granted.error.failure === "forbidden" ? fail("not_found", located.notFound) : granted;
-  return operation.run({ ...context, caller, access: granted.value }, decoded.value);
+  const known = caller;
+  return asActor(known.userId, () => operation.run({ ...context, caller: known, access: granted.value }, decoded.value));
 }

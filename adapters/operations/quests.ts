@@ -122,7 +122,7 @@ const QUESTS =
 
 const questPath = Type.Object({ quest_id: Id("Quest id") });
 
-export const questOperations = defineOperations([
+export const questOperations = defineOperations({ publishedAt: 90 }, [
   defineOperation({
     id: "listQuests",
     summary: "List quests",
@@ -187,3 +187,10 @@ export const questOperations = defineOperations([
     run: ({ deps, caller, access }, { path }) => quests.deleteQuest(deps, caller, access, path.quest_id),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    quests: typeof questOperations;
+  }
+}

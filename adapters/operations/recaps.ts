@@ -259,8 +259,15 @@ const entryOperations = (type: recaps.EntryType): Operation[] => {
   ];
 };
 
-export const recapOperations = defineOperations([
+export const recapOperations = defineOperations({ publishedAt: 140 }, [
   ...awardOperations,
   ...entryOperations("quote"),
   ...entryOperations("spotlight"),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    recaps: typeof recapOperations;
+  }
+}

@@ -17,7 +17,7 @@ export const SearchResult = Type.Object(
   { title: "SearchResult" },
 );
 
-export const searchOperations = defineOperations([
+export const searchOperations = defineOperations({ publishedAt: 60 }, [
   defineOperation({
     id: "searchCampaign",
     summary: "Search a campaign",
@@ -31,3 +31,10 @@ export const searchOperations = defineOperations([
     run: ({ deps, caller, access }, { path, query }) => searchCampaign(deps, caller, access, { q: query.q, types: query.types }),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    search: typeof searchOperations;
+  }
+}

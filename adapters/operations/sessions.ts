@@ -132,7 +132,7 @@ export const Handout = Type.Object(
 export const ImportResult = Type.Object({ utterance_count: Type.Integer(), speakers: Type.Array(Type.String()) }, { title: "TranscriptImport" });
 export const TranscriptImportQuery = Type.Object({ format: Type.Optional(literals(["plain", "vtt", "srt", "crd3"] as const)) });
 
-export const sessionOperations = defineOperations([
+export const sessionOperations = defineOperations({ publishedAt: 110 }, [
   defineOperation({
     id: "internalCreateSession",
     summary: "Create a session",
@@ -287,3 +287,10 @@ export const sessionOperations = defineOperations([
     run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    sessions: typeof sessionOperations;
+  }
+}

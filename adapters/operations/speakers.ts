@@ -16,7 +16,7 @@ export const Speaker = Type.Object(
   { title: "Speaker" },
 );
 
-export const speakerOperations = defineOperations([
+export const speakerOperations = defineOperations({ publishedAt: 80 }, [
   defineOperation({
     id: "internalCreateSpeaker",
     summary: "Add a campaign speaker",
@@ -30,3 +30,10 @@ export const speakerOperations = defineOperations([
     run: ({ deps, caller }, { path, body }) => createSpeaker(deps, caller, path.campaign_id, body),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    speakers: typeof speakerOperations;
+  }
+}

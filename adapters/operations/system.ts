@@ -33,7 +33,7 @@ export const VersionInfo = Type.Object({ version: Type.String(), api: Type.Strin
 
 export const RESOURCES = ["campaigns", "worlds", "users", "characters", "factions", "locations", "items", "entities", "links", "search", "tasks", "quests", "journals", "journal-folders", "sessions", "beats", "moments", "hero-awards", "quotes", "spotlights"];
 
-export const systemOperations = defineOperations([
+export const systemOperations = defineOperations({ publishedAt: 10 }, [
   defineOperation({
     id: "health",
     summary: "Service health",
@@ -94,3 +94,10 @@ export const systemOperations = defineOperations([
     run: async ({ info }) => ok({ version: info.version, api: "v1", resources: RESOURCES }),
   }),
 ]);
+
+// Registers the rows on the operation table (adapters/operations/index.ts finds the export).
+declare module "./index.ts" {
+  interface PublishedOperations {
+    system: typeof systemOperations;
+  }
+}

@@ -7,6 +7,7 @@ export const STATUS_OF: Record<FailureKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   invalid: 422,
   rate_limited: 429,
   unavailable: 503,

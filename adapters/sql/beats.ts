@@ -4,6 +4,7 @@ import type { BeatRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { paged } from "./rows.ts";
 import { ancestry, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const BEATS = table<Beat>("beats", {
   id: text,
@@ -17,7 +18,7 @@ const BEATS = table<Beat>("beats", {
   game_session_ids: textList,
   created_at: timestamptz,
   updated_at: timestamptzOrNull,
-});
+}, { addressedAs: "beats" });
 const COLUMNS = BEATS.columns();
 const toBeat = BEATS.toRecord;
 
@@ -48,3 +49,6 @@ export function beats(db: SqlExecutor): BeatRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { beats } satisfies SqlRepositories;

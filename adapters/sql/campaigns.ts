@@ -3,6 +3,7 @@ import { emptyCounts, STAT_KINDS, type Campaign, type CampaignChanges, type Char
 import type { CampaignRepository, CampaignSettingsRepository, MemberRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { iso, isoOrNull, json, jsonArray, likePattern, lockClause, paged, str, strOrNull, Where } from "./rows.ts";
+import type { SqlRepositories } from "./records.ts";
 
 export const CAMPAIGN_COLUMNS = `c.id, c.title, c.description, c.system, c.summary, c.language, c.image, c.public, c.mature,
   c.owner_id, c.archived_at, c.created_at, c.updated_at`;
@@ -171,3 +172,6 @@ export function settings(db: SqlExecutor): CampaignSettingsRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { campaigns, members, settings } satisfies SqlRepositories;

@@ -5,6 +5,7 @@ import type { SqlExecutor } from "./database.ts";
 import { paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const CHARACTERS = table<Character>(
   "characters",
@@ -26,7 +27,7 @@ const CHARACTERS = table<Character>(
     created_at: timestamptz,
     updated_at: timestamptzOrNull,
   },
-  { written: { search_text: { value: characterSearchText } } },
+  { addressedAs: "characters", written: { search_text: { value: characterSearchText } } },
 );
 
 export function characters(db: SqlExecutor): CharacterRepository {
@@ -44,3 +45,6 @@ export function characters(db: SqlExecutor): CharacterRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { characters } satisfies SqlRepositories;

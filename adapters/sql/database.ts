@@ -2,8 +2,14 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
+import { currentActor } from "../shared/actor.ts";
 
 export type Row = Record<string, unknown>;
+
+/** The feed's triggers read the acting user from this transaction-local setting (migration 0011). */
+const SET_ACTOR = `select set_config('cms.actor_id', $1, true)`;
+/** A statement that may write: run in a transaction of its own when an actor is set, so the setting reaches the triggers. */
+const WRITES = /^\s*(insert|update|delete|with|merge)\b/i;
 
 export interface SqlExecutor {
   query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
@@ -44,15 +50,25 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
     },
   });
   const top = executorOf(sql);
+  const transaction = async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
+    const actor = currentActor();
+    const once = async () =>
+      (await sql.begin(async (tx) => {
+        // Sent ahead of the work's first query on the same connection: no round trip of its own.
+        const setting = actor ? tx.unsafe(SET_ACTOR, [actor]).execute() : null;
+        const result = await work(executorOf(tx));
+        await setting;
+        return result;
+      })) as T;
+    return options.retry === false ? once() : retryingConflicts(once);
+  };
   return {
     backend: "postgres",
     // A single statement rolled back over a deadlock changed nothing, so it may simply run again.
-    query: (text, params) => retryingConflicts(() => top.query(text, params)),
+    query: (text, params) =>
+      currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
     exec: top.exec,
-    transaction: async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
-      const once = async () => (await sql.begin((tx) => work(executorOf(tx)))) as T;
-      return options.retry === false ? once() : retryingConflicts(once);
-    },
+    transaction,
     close: () => sql.end({ timeout: 5 }),
   };
 }
@@ -101,11 +117,19 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
     movedBytes = 0;
     (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
   };
+  // One connection runs one transaction at a time: nothing to collide with, nothing to retry.
+  const transaction = <T>(work: (tx: SqlExecutor) => Promise<T>) =>
+    db.transaction(async (tx) => {
+      const actor = currentActor();
+      if (actor) await tx.query(SET_ACTOR, [actor]);
+      return work(executorOf(tx));
+    });
+  const top = executorOf(db);
   return {
     backend: "pglite",
-    ...executorOf(db),
-    // One connection runs one transaction at a time: nothing to collide with, nothing to retry.
-    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => work(executorOf(tx))),
+    ...top,
+    query: (text, params) => (currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params)),
+    transaction,
     close: () => db.close(),
   };
 }

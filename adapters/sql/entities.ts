@@ -5,6 +5,7 @@ import type { SqlExecutor } from "./database.ts";
 import { paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { ancestry, boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const ENTITIES = table<Entity>(
   "entities",
@@ -23,7 +24,10 @@ const ENTITIES = table<Entity>(
     created_at: timestamptz,
     updated_at: timestamptzOrNull,
   },
-  { written: { search_text: { value: entitySearchText } } },
+  {
+    addressedAs: { factions: "kind = 'faction'", locations: "kind = 'location'", items: "kind = 'item'" },
+    written: { search_text: { value: entitySearchText } },
+  },
 );
 
 export function entities(db: SqlExecutor): EntityRepository {
@@ -40,3 +44,6 @@ export function entities(db: SqlExecutor): EntityRepository {
     ancestry: (id) => ancestry(db, "entities", id),
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { entities } satisfies SqlRepositories;

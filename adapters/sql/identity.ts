@@ -5,6 +5,7 @@ import { CAMPAIGN_COLUMNS, toCampaign } from "./campaigns.ts";
 import type { SqlExecutor } from "./database.ts";
 import { json, jsonArray, lockClause, str } from "./rows.ts";
 import { crud, oneOf, table, text, textList, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const USERS = table<User>("users", { id: text, name: text, email: text, role: oneOf<UserRole>(), created_at: timestamptz });
 
@@ -83,3 +84,6 @@ export function apiKeys(db: SqlExecutor): ApiKeyRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { users, apiKeys } satisfies SqlRepositories;

@@ -4,6 +4,7 @@ import type { FolderRepository, JournalRepository } from "../../ports/records.ts
 import type { SqlExecutor } from "./database.ts";
 import { isUniqueViolation, json, paged, str, Where } from "./rows.ts";
 import { ancestry, boolean, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const ENTRIES = table<JournalEntry>("journal_entries", {
   id: text,
@@ -26,7 +27,7 @@ const ENTRIES = table<JournalEntry>("journal_entries", {
   last_edited_by_id: textOrNull,
   created_at: timestamptz,
   updated_at: timestamptzOrNull,
-});
+}, { addressedAs: "journals" });
 
 /** The journal permission rule as a filter: public, authored by the viewer, or shared with them. */
 export const VISIBLE_TO = (entry: string, viewer: string) =>
@@ -90,7 +91,7 @@ const FOLDERS = table<JournalFolder>("journal_folders", {
   metadata: jsonb<JournalFolder["metadata"]>(null),
   created_at: timestamptz,
   updated_at: timestamptzOrNull,
-});
+}, { addressedAs: "journal_folders" });
 const FOLDER_COLUMNS = FOLDERS.columns();
 
 export function folders(db: SqlExecutor): FolderRepository {
@@ -120,3 +121,6 @@ export function folders(db: SqlExecutor): FolderRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { journals, folders } satisfies SqlRepositories;

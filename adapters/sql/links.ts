@@ -6,6 +6,7 @@ import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
 import { iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const LINKS = table<Link>("links", {
   id: text,
@@ -206,3 +207,6 @@ export function tasks(db: SqlExecutor): TaskRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { links, lookup, tasks } satisfies SqlRepositories;

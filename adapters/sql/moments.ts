@@ -4,6 +4,7 @@ import type { MomentRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { json, likePattern, paged, Where } from "./rows.ts";
 import { crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const MOMENTS = table<Moment>("moments", {
   id: text,
@@ -18,7 +19,7 @@ const MOMENTS = table<Moment>("moments", {
   metadata: jsonb<Moment["metadata"]>(null),
   created_at: timestamptz,
   updated_at: timestamptzOrNull,
-});
+}, { addressedAs: "moments" });
 
 export function moments(db: SqlExecutor): MomentRepository {
   return {
@@ -38,3 +39,6 @@ export function moments(db: SqlExecutor): MomentRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { moments } satisfies SqlRepositories;

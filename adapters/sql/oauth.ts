@@ -3,6 +3,7 @@ import type { OAuthScope } from "../../domain/oauth.ts";
 import type { ActiveAccessToken, OAuthClient, OAuthCode, OAuthGrant, OAuthRepository, OAuthToken, RateLimitStore } from "../../ports/records.ts";
 import { CAMPAIGN_COLUMNS, toCampaign } from "./campaigns.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
 import { iso, isoOrNull, json, jsonArray, lockClause, str, strOrNull } from "./rows.ts";
 
 const toClient = (row: Row): OAuthClient => ({
@@ -175,3 +176,6 @@ export function rateLimitStore(db: SqlExecutor): RateLimitStore {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { oauth, rateLimits: rateLimitStore } satisfies SqlRepositories;

@@ -4,6 +4,7 @@ import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { likePattern, paged, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 /** Name, giver and the narrative fields: what quest search matches. */
 const questSearchText = (q: Quest) =>
@@ -32,7 +33,7 @@ const QUESTS = table<Quest>(
     created_at: timestamptz,
     updated_at: timestamptzOrNull,
   },
-  { written: { search_text: { value: questSearchText } } },
+  { addressedAs: "quests", written: { search_text: { value: questSearchText } } },
 );
 
 export function quests(db: SqlExecutor): QuestRepository {
@@ -52,3 +53,6 @@ export function quests(db: SqlExecutor): QuestRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { quests } satisfies SqlRepositories;

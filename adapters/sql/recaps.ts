@@ -4,6 +4,7 @@ import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { iso, likePattern, paged, str, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 /** A hero award with its card image, written with it and read apart (`awardCard`). */
 const AWARDS = table<HeroAward, Uint8Array | null>(
@@ -25,7 +26,10 @@ const AWARDS = table<HeroAward, Uint8Array | null>(
     created_at: timestamptz,
     updated_at: timestamptzOrNull,
   },
-  { written: { card_png: { value: (_, card) => (card === null ? null : Buffer.from(card).toString("base64")), placeholder: (param) => `decode(${param}, 'base64')` } } },
+  {
+    addressedAs: "hero_awards",
+    written: { card_png: { value: (_, card) => (card === null ? null : Buffer.from(card).toString("base64")), placeholder: (param) => `decode(${param}, 'base64')` } },
+  },
 );
 
 const ENTRIES = table<RecapEntry>("recap_entries", {
@@ -48,7 +52,7 @@ const ENTRIES = table<RecapEntry>("recap_entries", {
   source_moment_id: textOrNull,
   created_at: timestamptz,
   updated_at: timestamptzOrNull,
-});
+}, { addressedAs: { quotes: "entry_type = 'quote'", spotlights: "entry_type = 'spotlight'" } });
 
 const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where = new Where()) => {
   if (filters.campaignId) where.add(filters.campaignId, (p) => `campaign_id = ${p}`);
@@ -99,3 +103,6 @@ export function recaps(db: SqlExecutor): RecapRepository {
     deleteEntry: entries.delete,
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { recaps } satisfies SqlRepositories;

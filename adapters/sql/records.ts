@@ -1,50 +1,33 @@
-// The record ports on SQL: one query set for PGlite and PostgreSQL. Each kind's repository is in its own file; this composes them.
+// The record ports on SQL: one query set for PGlite and PostgreSQL. Each kind's repositories are in its
+// own file, which registers them (`export const repositories = {…} satisfies SqlRepositories`); this file
+// finds those files by listing its folder and composes the store, so a new kind edits nothing here.
+import { readdirSync } from "node:fs";
 import type { RecordStore, Repositories } from "../../ports/records.ts";
-import { beats } from "./beats.ts";
-import { campaigns, members, settings } from "./campaigns.ts";
-import { characters } from "./characters.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
-import { entities } from "./entities.ts";
-import { apiKeys, users } from "./identity.ts";
-import { folders, journals } from "./journals.ts";
-import { links, lookup, tasks } from "./links.ts";
 import { migrationStatus } from "./migrate.ts";
-import { moments } from "./moments.ts";
-import { oauth, rateLimitStore } from "./oauth.ts";
-import { owners } from "./owners.ts";
-import { quests } from "./quests.ts";
-import { recaps } from "./recaps.ts";
-import { searchIndex } from "./search.ts";
-import { castAnalyses, handouts, sessions, transcripts } from "./sessions.ts";
-import { speakers } from "./speakers.ts";
 
-const repositoriesOn = (db: SqlExecutor): Repositories => ({
-  users: users(db),
-  apiKeys: apiKeys(db),
-  campaigns: campaigns(db),
-  members: members(db),
-  speakers: speakers(db),
-  settings: settings(db),
-  characters: characters(db),
-  entities: entities(db),
-  links: links(db),
-  lookup: lookup(db),
-  search: searchIndex(db),
-  tasks: tasks(db),
-  sessions: sessions(db),
-  quests: quests(db),
-  journals: journals(db),
-  folders: folders(db),
-  transcripts: transcripts(db),
-  castAnalyses: castAnalyses(db),
-  handouts: handouts(db),
-  beats: beats(db),
-  moments: moments(db),
-  recaps: recaps(db),
-  owners: owners(db),
-  oauth: oauth(db),
-  rateLimits: rateLimitStore(db),
-});
+/** What one SQL file registers: some of the store's repositories, each made on a connection or a transaction. */
+export type SqlRepositories = { [Name in keyof Repositories]?: (db: SqlExecutor) => Repositories[Name] };
+
+/**
+ * Every `repositories` export of the files beside this one. Read once at start-up; the service runs
+ * from its source files (`bun infra/main.ts`), never from a bundle, so the folder is there to list.
+ */
+const registered = new Map<string, (db: SqlExecutor) => unknown>();
+for (const file of readdirSync(import.meta.dir).filter((name) => name.endsWith(".ts") && name !== "records.ts").sort()) {
+  const module: { repositories?: Record<string, (db: SqlExecutor) => unknown> } = await import(`./${file}`);
+  for (const [name, make] of Object.entries(module.repositories ?? {})) {
+    if (registered.has(name)) throw new Error(`Two SQL files register the repository "${name}" (one is ${file})`);
+    registered.set(name, make);
+  }
+}
+
+/** The names registered, for the registration test (which checks them against the port's `Repositories`). */
+export const registeredRepositories = (): string[] => [...registered.keys()].sort();
+
+// The one cast of the composition: the registration test proves every name of `Repositories` is registered.
+const repositoriesOn = (db: SqlExecutor): Repositories =>
+  Object.fromEntries([...registered].map(([name, make]) => [name, make(db)])) as unknown as Repositories;
 
 /** Carries a use case's failed Result out of the transaction, which the throw rolls back. */
 class RolledBack extends Error {

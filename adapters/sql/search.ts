@@ -4,6 +4,7 @@ import { queryWords, searchSnippet } from "../../domain/snippets.ts";
 import type { Listing, SearchHit, SearchIndex } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { json, likePattern, str, totalOf } from "./rows.ts";
+import type { SqlRepositories } from "./records.ts";
 
 /**
  * A prefix query for full-text search: every word of the input must start a word of the text
@@ -145,3 +146,6 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { search: searchIndex } satisfies SqlRepositories;

@@ -4,6 +4,7 @@ import type { ArtifactRepository, SessionRepository, TranscriptRepository } from
 import type { Row, SqlExecutor } from "./database.ts";
 import { iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
 import { boolean, crud, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const SESSIONS = table<Session>(
   "sessions",
@@ -23,7 +24,7 @@ const SESSIONS = table<Session>(
     updated_at: timestamptzOrNull,
   },
   // A session's campaign, type and play-by-post links are set when it is made.
-  { replaced: ["title", "summary", "notes", "session_date", "image", "public", "updated_at"] },
+  { addressedAs: "sessions", replaced: ["title", "summary", "notes", "session_date", "image", "public", "updated_at"] },
 );
 
 export function sessions(db: SqlExecutor): SessionRepository {
@@ -150,3 +151,6 @@ function artifacts<T>(db: SqlExecutor, table: "cast_analyses" | "session_handout
 
 export const castAnalyses = (db: SqlExecutor) => artifacts<Record<string, unknown>>(db, "cast_analyses", "analysis");
 export const handouts = (db: SqlExecutor) => artifacts<Handout>(db, "session_handouts", "handout");
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { sessions, transcripts, castAnalyses, handouts } satisfies SqlRepositories;

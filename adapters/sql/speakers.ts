@@ -3,6 +3,7 @@ import type { Speaker } from "../../domain/speakers.ts";
 import type { SpeakerRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { crud, table, text, textList, textOrNull, timestamptz } from "./table.ts";
+import type { SqlRepositories } from "./records.ts";
 
 const SPEAKERS = table<Speaker>("speakers", {
   id: text,
@@ -27,3 +28,6 @@ export function speakers(db: SqlExecutor): SpeakerRepository {
     },
   };
 }
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { speakers } satisfies SqlRepositories;

@@ -1,7 +1,7 @@
 // A table declared once (its columns with their codecs): the row mapper, the select list, the insert
 // and update statements and their parameters all follow from it, and `crud` gives the plain kinds
 // insert, get, replace and delete. Bespoke queries (lists, search, visibility) stay hand-written.
-import type { ReadOptions } from "../../ports/records.ts";
+import type { OwnedKind, ReadOptions } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { iso, isoOrNull, json, jsonArray, jsonOrNull, lockClause, num, str, strOrNull } from "./rows.ts";
 
@@ -36,6 +36,11 @@ export interface WrittenColumn<T, W> {
 }
 
 export interface TableOptions<T, W> {
+  /**
+   * The kinds operations address by id in this table (see `AddressedKinds`): the owner lookup finds
+   * their campaign here. A table holding several kinds names each with the condition that picks it.
+   */
+  addressedAs?: OwnedKind | { [K in OwnedKind]?: string };
   written?: Record<string, WrittenColumn<T, W>>;
   /** The columns `replace` writes; by default every column but `id`. */
   replaced?: readonly (keyof T & string)[];
@@ -51,6 +56,25 @@ export interface Table<T, W = void> {
   /** `update … where id = $1`. */
   replaceSql: string;
   replaceParams(record: T, extra: W): unknown[];
+}
+
+/** Where each kind addressed by id is read: `<table> where id = $1 [and <condition>]`, filled as tables are declared. */
+const addressed = new Map<string, string>();
+
+/** The `from` clause (without `from`) that finds one record of the kind by id, or undefined for a kind no table declared. */
+export const addressedSource = (kind: string): string | undefined => addressed.get(kind);
+
+/** The kinds the declared tables address, for the registration test. */
+export const addressedKinds = (): string[] => [...addressed.keys()].sort();
+
+function registerAddressed(name: string, addressedAs: NonNullable<TableOptions<unknown, unknown>["addressedAs"]>): void {
+  const conditions: [string, string | undefined][] = typeof addressedAs === "string" ? [[addressedAs, undefined]] : Object.entries(addressedAs);
+  for (const [kind, condition] of conditions) {
+    const source = `${name} where id = $1${condition ? ` and ${condition}` : ""}`;
+    const known = addressed.get(kind);
+    if (known !== undefined && known !== source) throw new Error(`Two tables declare they hold "${kind}": ${known} and ${source}`);
+    addressed.set(kind, source);
+  }
 }
 
 export function table<T extends { id: string }, W = void>(
@@ -71,6 +95,7 @@ export function table<T extends { id: string }, W = void>(
     const key = column as keyof T;
     return codecs[key].encode(record[key]);
   };
+  if (options.addressedAs) registerAddressed(name, options.addressedAs);
   const insertColumns = [...read, ...written.map(([column]) => column)];
   const replaced = ["id", ...(options.replaced ?? read.filter((column) => column !== "id")), ...(options.replaced ? [] : written.map(([column]) => column))];
   return {

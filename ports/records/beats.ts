@@ -17,3 +17,17 @@ export interface BeatRepository {
   forgetSession(sessionId: string): Promise<void>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    beats: BeatRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    beats: Beat;
+  }
+}

@@ -41,3 +41,12 @@ export interface CampaignSettingsRepository {
   insertFieldDefinitions(definitions: FieldDefinition[]): Promise<void>;
   listFieldDefinitions(campaignId: string): Promise<FieldDefinition[]>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    campaigns: CampaignRepository;
+    members: MemberRepository;
+    settings: CampaignSettingsRepository;
+  }
+}

@@ -17,3 +17,17 @@ export interface CharacterRepository {
   list(campaignId: string, filters: CharacterFilters, page: PageRequest): Promise<Listing<Character>>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    characters: CharacterRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    characters: Character;
+  }
+}

@@ -12,3 +12,19 @@ export interface EntityRepository {
   ancestry(id: string): Promise<Map<string, string | null>>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    entities: EntityRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    factions: Entity;
+    locations: Entity;
+    items: Entity;
+  }
+}

@@ -41,3 +41,11 @@ export interface ApiKeyRepository {
   isRevokedHash(hash: string): Promise<boolean>;
   listForUser(userId: string): Promise<ApiKeyRecord[]>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    users: UserRepository;
+    apiKeys: ApiKeyRepository;
+  }
+}

@@ -31,3 +31,19 @@ export interface FolderRepository {
   reparentChildren(folderId: string, newParentId: string | null, at: string): Promise<number>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    journals: JournalRepository;
+    folders: FolderRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    journals: JournalEntry;
+    journal_folders: JournalFolder;
+  }
+}

@@ -85,3 +85,12 @@ export interface TaskRepository {
   claim(at: string, leaseUntil: string): Promise<Task | null>;
   finish(id: string, status: "succeeded" | "failed", result: Record<string, unknown> | null, error: string | null, at: string): Promise<void>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    links: LinkRepository;
+    lookup: LookupRepository;
+    tasks: TaskRepository;
+  }
+}

@@ -21,3 +21,17 @@ export interface MomentRepository {
   list(filters: MomentFilters, page: PageRequest): Promise<Listing<Moment>>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    moments: MomentRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    moments: Moment;
+  }
+}

@@ -96,3 +96,11 @@ export interface RateLimitStore {
   /** Drops buckets untouched for `seconds` (full again, so the same as none). */
   prune(seconds: number): Promise<number>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    oauth: OAuthRepository;
+    rateLimits: RateLimitStore;
+  }
+}

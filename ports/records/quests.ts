@@ -17,3 +17,17 @@ export interface QuestRepository {
   nextOrderIndex(campaignId: string): Promise<number>;
   delete(id: string): Promise<boolean>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    quests: QuestRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    quests: Quest;
+  }
+}

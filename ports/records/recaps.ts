@@ -25,3 +25,19 @@ export interface RecapRepository {
   deleteEntry(id: string): Promise<boolean>;
   countPipelines(sessionId: string): Promise<number>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    recaps: RecapRepository;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    hero_awards: HeroAward;
+    quotes: RecapEntry;
+    spotlights: RecapEntry;
+  }
+}

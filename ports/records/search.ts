@@ -27,3 +27,10 @@ export interface SearchIndex {
   /** Ranked hits per document type, at most `perType` each; full text first, trigram similarity for misspellings. */
   search(campaignId: string, query: string, docTypes: string[], perType: number, viewerId: string): Promise<Map<string, SearchHit[]>>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    search: SearchIndex;
+  }
+}

@@ -1,6 +1,6 @@
 // What the application needs from a record store: sessions, transcripts, and the artifacts of a session (cast analyses, handouts).
 import type { PageRequest } from "../../domain/pagination.ts";
-import type { Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
+import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
 import type { Listing, ReadOptions } from "../records.ts";
 
@@ -36,4 +36,21 @@ export interface ArtifactRepository<T> {
   put(artifact: SessionArtifact<T>): Promise<SessionArtifact<T>>;
   get(sessionId: string): Promise<SessionArtifact<T> | null>;
   delete(sessionId: string): Promise<void>;
+}
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    sessions: SessionRepository;
+    transcripts: TranscriptRepository;
+    castAnalyses: ArtifactRepository<Record<string, unknown>>;
+    handouts: ArtifactRepository<Handout>;
+  }
+}
+
+// Operations address these records by id (the campaign they belong to authorizes the call).
+declare module "./owners.ts" {
+  interface AddressedKinds {
+    sessions: Session;
+  }
 }

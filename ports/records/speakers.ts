@@ -7,3 +7,10 @@ export interface SpeakerRepository {
   get(id: string): Promise<Speaker | null>;
   list(campaignId: string): Promise<Speaker[]>;
 }
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    speakers: SpeakerRepository;
+  }
+}

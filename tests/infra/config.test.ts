@@ -27,6 +27,11 @@ describe("configuration", () => {
       GEMINI_MODEL: "gemini-2.5-pro",
       GEMINI_EMBEDDING_MODEL: "models/text-embedding-004",
       GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
+      CHANGE_RETENTION_DAYS: "7",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_MAX_FAILURES: "3",
+      WEBHOOK_RETRY_BASE_MS: "50",
+      WEBHOOK_TIMEOUT_MS: "2000",
     });
     expect(config).toEqual({
       port: 9001,
@@ -45,11 +50,15 @@ describe("configuration", () => {
         embeddingModel: "models/text-embedding-004",
         baseUrl: "http://gemini-proxy.internal:8080/google",
       },
+      changeRetentionDays: 7,
+      webhooks: { allowPrivateTargets: true, maxFailures: 3, retryBaseMs: 50, timeoutMs: 2000 },
     });
   });
 
   test.each([
     [{ PORT: "abc" }, "PORT"],
+    [{ CHANGE_RETENTION_DAYS: "0" }, "CHANGE_RETENTION_DAYS"],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes please" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
     [{ CORS_ORIGINS: "foundry.example.com" }, "CORS_ORIGINS"],
     [{ CORS_ORIGINS: "https://foundry.example.com/path" }, "CORS_ORIGINS"],
     [{ PORT: "70000" }, "PORT"],

@@ -1,0 +1,103 @@
+// The S3 blob store: any S3-compatible bucket through Bun's built-in client. Clients PUT straight to
+// the bucket with a presigned URL; the public URLs are the bucket's (or S3_PUBLIC_URL's, a CDN).
+import { S3Client } from "bun";
+import type { BlobInfo, BlobStore, UploadGrant } from "../../ports/blobs.ts";
+import { isSafeKey } from "./local.ts";
+
+export interface S3BlobOptions {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Where the objects are read publicly; the endpoint's path-style bucket URL when absent. */
+  publicUrl?: string | null;
+}
+
+const missing = (error: unknown): boolean => {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "NoSuchKey" || code === "NotFound" || code === "ERR_S3_FILE_NOT_FOUND";
+};
+
+export class S3BlobStore implements BlobStore {
+  readonly kind = "s3";
+  private readonly client: S3Client;
+  private readonly base: string;
+
+  constructor(options: S3BlobOptions) {
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      bucket: options.bucket,
+      region: options.region,
+      accessKeyId: options.accessKeyId,
+      secretAccessKey: options.secretAccessKey,
+    });
+    this.base = (options.publicUrl ?? `${options.endpoint.replace(/\/+$/, "")}/${options.bucket}`).replace(/\/+$/, "") + "/";
+  }
+
+  private checked(key: string): string {
+    if (!isSafeKey(key)) throw new Error(`not a blob key: ${JSON.stringify(key)}`);
+    return key;
+  }
+
+  async presignUpload(key: string, { contentType, expiresInSeconds }: { contentType: string; expiresInSeconds: number; maxBytes: number }): Promise<UploadGrant> {
+    // A presigned PUT cannot carry a size limit: complete checks the size before reading anything.
+    const url = this.client.presign(this.checked(key), { method: "PUT", expiresIn: expiresInSeconds, type: contentType });
+    return { url, expiresInSeconds };
+  }
+
+  async head(key: string): Promise<BlobInfo | null> {
+    try {
+      const info = await this.client.file(this.checked(key)).stat();
+      return { size: info.size, contentType: info.type || null };
+    } catch (error) {
+      if (missing(error)) return null;
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<ReadableStream<Uint8Array> | null> {
+    if (!(await this.head(key))) return null;
+    return this.client.file(this.checked(key)).stream();
+  }
+
+  async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    await this.client.write(this.checked(key), bytes, { type: contentType });
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await this.client.delete(this.checked(key));
+    } catch (error) {
+      if (!missing(error)) throw error;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.client.list({ prefix, ...(startAfter ? { startAfter } : {}), maxKeys: 1000 });
+      const found = (page.contents ?? []).map((item) => item.key);
+      keys.push(...found);
+      if (!page.isTruncated || !found.length) break;
+      startAfter = found[found.length - 1];
+    }
+    return keys.sort();
+  }
+
+  publicUrl(key: string): string {
+    return this.base + this.checked(key).split("/").map(encodeURIComponent).join("/");
+  }
+
+  keyOfUrl(url: string): string | null {
+    if (!url.startsWith(this.base)) return null;
+    let key: string;
+    try {
+      key = decodeURIComponent(url.slice(this.base.length));
+    } catch {
+      return null;
+    }
+    return isSafeKey(key) ? key : null;
+  }
+}

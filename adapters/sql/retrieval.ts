@@ -1,0 +1,258 @@
+// Ask's retrieval on SQL (PostgreSQL and PGlite): the index the import and the reindex write, and
+// the retriever. Ranking: BM25 over the inverted index (ask_terms, weighted by field), the
+// permission and spoiler filters applied to the candidates before anything is scored, then boosts
+// for the entities and sessions the question names, and dense vectors fused by reciprocal rank when
+// an embedder is configured.
+import { cosine, reciprocalRankFusion, sessionHints } from "../../domain/retrieval.ts";
+import type { Embedder } from "../../ports/ai.ts";
+import type { AskIndexRepository } from "../../ports/records.ts";
+import type { Passage, PassageKind, RetrievalQuery, Retriever } from "../../ports/retrieval.ts";
+import type { Row, SqlExecutor } from "./database.ts";
+import type { SqlRepositories } from "./records.ts";
+import { str } from "./rows.ts";
+
+/** Transcript windows: utterances per window and the step between window starts (windows overlap). */
+export const WINDOW = { size: 16, stride: 8 };
+
+const INDEXERS: [string, string][] = [
+  ["characters", "ask_index_character"],
+  ["entities", "ask_index_entity"],
+  ["sessions", "ask_index_session"],
+  ["beats", "ask_index_beat"],
+  ["moments", "ask_index_moment"],
+  ["hero_awards", "ask_index_hero_award"],
+  ["recap_entries", "ask_index_recap_entry"],
+  ["quests", "ask_index_quest"],
+  ["journal_entries", "ask_index_journal"],
+];
+
+async function indexTranscript(db: SqlExecutor, sessionId: string, window = WINDOW): Promise<number> {
+  await db.query(`delete from ask_passages where kind = 'transcript' and source_id = $1`, [sessionId]);
+  // Windows start every `stride` utterances; the last one reaches the end. The title stays empty:
+  // the session's current title is read with the passage, so a renamed session needs no reindex.
+  const rows = await db.query(
+    `with n as (select count(*)::int as n from transcript_utterances where session_id = $1),
+          w as (select k, k * $3::int as lo, k * $3::int + $2::int - 1 as hi
+                from n, generate_series(0, ceil(greatest(n.n - $2::int, 0)::numeric / $3::int)::int) k where n.n > 0)
+     insert into ask_passages (campaign_id, kind, source_id, position, title, body, session_id, session_ids,
+                               utterance_start, utterance_end, start_s, end_s, speakers)
+     select s.campaign_id, 'transcript', s.id, w.k, '',
+            string_agg(u.speaker_label || ': ' || u.text, E'\\n' order by u.position), s.id, array[s.id],
+            min(u.position), max(u.position), min(u.start_s), max(u.end_s), array_agg(distinct u.speaker_label)
+     from w join transcript_utterances u on u.session_id = $1 and u.position between w.lo and w.hi
+     join sessions s on s.id = $1
+     group by s.campaign_id, s.id, w.k
+     returning id`,
+    [sessionId, window.size, window.stride],
+  );
+  return rows.length;
+}
+
+export function askIndex(db: SqlExecutor): AskIndexRepository {
+  return {
+    indexTranscript: (sessionId) => indexTranscript(db, sessionId),
+    async reindex(campaignId) {
+      const scope = campaignId ? `where campaign_id = $1` : "";
+      const params = campaignId ? [campaignId] : [];
+      await db.query(`delete from ask_passages ${scope}`, params);
+      for (const [table, indexer] of INDEXERS) await db.query(`select ${indexer}(id) from ${table} ${scope}`, params);
+      const sessions = await db.query(`select session_id from transcripts ${scope}`, params);
+      for (const row of sessions) await indexTranscript(db, str(row.session_id));
+      const [count] = await db.query(`select count(*)::int as n from ask_passages ${scope}`, params);
+      return Number(count!.n);
+    },
+  };
+}
+
+export interface RetrieverOptions {
+  embedder?: Embedder | null;
+  /** Candidates BM25 hands to the second stage. */
+  candidates?: number;
+}
+
+/** Words of the question as the index stores them (English stems, no stop words), with the names it mentions. */
+interface Analysis {
+  terms: string[];
+  weights: number[];
+  entityIds: string[];
+  speakerLabels: string[];
+  hintedSessions: string[];
+  blockedSessions: string[] | null;
+}
+
+const SESSION_ORDER = `order by session_date, created_at, id`;
+
+async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis> {
+  const hints = sessionHints(query.text);
+  const [row] = await db.query(
+    `with qv as (select to_tsvector('english', $2) as v),
+          -- Words of the question a misspelled name may hide in.
+          words as (select distinct w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) w where length(w) >= 5),
+          named as (
+            select c.id, coalesce(sp.name, '') as speaker, c.character_name as name from characters c left join speakers sp on sp.id = c.speaker_id
+              where c.campaign_id = $1
+                and exists (select 1 from qv, unnest(array[c.character_name] || ask_json_list(c.character_aliases)) n
+                            where (qv.v @@ phraseto_tsquery('english', n)) or exists (select 1 from words w, unnest(regexp_split_to_array(lower(n), '[^[:alnum:]]+')) nw
+                                  where length(nw) >= 5 and length(w.w) >= 5 and similarity(w.w, nw) >= 0.4))
+            union all
+            select e.id, '', e.name from entities e
+              where e.campaign_id = $1
+                and exists (select 1 from qv, unnest(array[e.name] || ask_json_list(e.aliases)) n
+                            where (qv.v @@ phraseto_tsquery('english', n)) or exists (select 1 from words w, unnest(regexp_split_to_array(lower(n), '[^[:alnum:]]+')) nw
+                                  where length(nw) >= 5 and length(w.w) >= 5 and similarity(w.w, nw) >= 0.4))),
+          ordered as (select id, row_number() over (${SESSION_ORDER}) as number, count(*) over () as total from sessions where campaign_id = $1)
+     select (select coalesce(array_agg(distinct lexeme), '{}') from qv, unnest(qv.v)) as terms,
+            (select coalesce(array_agg(distinct t), '{}') from named, unnest(tsvector_to_array(to_tsvector('english', named.name))) t) as name_terms,
+            (select coalesce(array_agg(id), '{}') from named) as entity_ids,
+            (select coalesce(array_agg(distinct speaker), '{}') from named where speaker <> '') as speakers,
+            (select coalesce(array_agg(id), '{}') from ordered
+              where number = any($3::int[]) or total - number + 1 = any($4::int[]) or ($5 and number = 1)) as hinted,
+            (select array_agg(l.id) from sessions a join sessions l on l.campaign_id = a.campaign_id
+              and (l.session_date, l.created_at, l.id) > (a.session_date, a.created_at, a.id) where a.id = $6 and a.campaign_id = $1) as later`,
+    [query.campaignId, query.text, hints.numbers, hints.back, hints.first, query.asOfSessionId ?? null],
+  );
+  const terms = (row!.terms as string[]) ?? [];
+  const nameTerms = ((row!.name_terms as string[]) ?? []).filter((t) => !terms.includes(t));
+  return {
+    // A name recognised through a misspelling brings its real words in.
+    terms: [...terms, ...nameTerms],
+    weights: [...terms.map(() => 1), ...nameTerms.map(() => 0.8)],
+    entityIds: (row!.entity_ids as string[]) ?? [],
+    speakerLabels: (row!.speakers as string[]) ?? [],
+    hintedSessions: (row!.hinted as string[]) ?? [],
+    blockedSessions: query.asOfSessionId ? ((row!.later as string[] | null) ?? []) : null,
+  };
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): Retriever {
+  const candidates = options.candidates ?? 60;
+  const embedder = options.embedder ?? null;
+
+  async function lexical(query: RetrievalQuery, a: Analysis): Promise<Row[]> {
+    if (!a.terms.length && !a.hintedSessions.length) return [];
+    const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
+    // Passages the asker may not read never reach the scoring: other users' private journal
+    // chunks, and (spoiler-safe asking) whatever tells of a later session.
+    return db.query(
+      `with q as (select * from unnest($5::text[], $6::real[]) as q(term, qw)),
+            blocked as (
+              select id from ask_passages where campaign_id = $1 and kind = 'journal' and $2::text is not null
+                and not (is_public or author_id = $2::text or $2::text = any(readers))
+              union all
+              select id from ask_passages where campaign_id = $1 and $3::text[] is not null and session_id = any($3::text[])
+              union all
+              select id from ask_passages where campaign_id = $1 and kind = 'beat' and $3::text[] is not null and session_ids && $3::text[]),
+            hits as (
+              select t.passage_id, t.term, t.tf, t.len, q.qw from ask_terms t join q on t.term = q.term
+              where t.campaign_id = $1 and not exists (select 1 from blocked b where b.id = t.passage_id)),
+            df as (select term, count(*)::real as df from hits group by term),
+            stats as (select greatest(count(*), 1)::real as n, coalesce(avg(len), 1)::real as avglen from ask_passages where campaign_id = $1),
+            idf as (select q.term, q.qw * ln(1 + (st.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)) as w
+                    from q cross join stats st left join df using (term)),
+            total as (select greatest(sum(w), 1e-6) as w from idf),
+            scored as (
+              select h.passage_id, sum(i.w * h.tf * ${K1 + 1} / (h.tf + ${K1} * (${1 - B} + ${B} * h.len / st.avglen))) as score,
+                     sum(i.w) / max(tot.w) as coverage
+              from hits h join idf i using (term) cross join stats st cross join total tot
+              group by h.passage_id order by score desc limit $7),
+            hinted as (
+              select p.id as passage_id, 0::real as score, 0::real as coverage from ask_passages p
+              where p.campaign_id = $1 and p.session_id = any($4::text[]) and p.kind in ('session', 'beat', 'moment')
+                and not exists (select 1 from blocked b where b.id = p.id)),
+            picked as (select passage_id, max(score) as score, max(coverage) as coverage from (select * from scored union all select * from hinted) x group by passage_id)
+       select p.id, p.kind, p.source_id, coalesce(nullif(p.title, ''), s.title, '') as title, p.body, p.session_id, p.speakers,
+              p.utterance_start, p.utterance_end, p.start_s, p.end_s, picked.score, picked.coverage,
+              p.source_id = any($8::text[]) as is_entity,
+              (cardinality($8::text[]) > 0 and exists (select 1 from links l where l.from_id = p.source_id and l.to_id = any($8::text[]))) as links_entity,
+              coalesce(p.speakers && $9::text[], false) as spoken_by_entity,
+              coalesce(p.session_id = any($4::text[]), false) as hinted_session,
+              (select count(*)::int from sessions o where o.campaign_id = $1
+                and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number
+       from picked join ask_passages p on p.id = picked.passage_id left join sessions s on s.id = p.session_id`,
+      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels],
+    );
+  }
+
+  function boosted(row: Row, best: number): number {
+    let score = Number(row.score);
+    // Boosts are shares of the best lexical score, so they mean the same in every campaign.
+    if (row.is_entity) score += 0.5 * best;
+    if (row.links_entity) score += 0.15 * best;
+    if (row.spoken_by_entity) score += 0.1 * best;
+    if (row.hinted_session) score += 0.6 * best;
+    return score;
+  }
+
+  async function dense(query: RetrievalQuery, rows: Row[], signal?: AbortSignal): Promise<string[]> {
+    if (!embedder || !rows.length) return [];
+    const [vector] = await embedder.embed([query.text], "query", signal);
+    const ids = rows.map((row) => String(row.id));
+    const stored = await db.query(`select id, embedding from ask_passages where id = any($1::bigint[]) and embedding is not null and embedding_model = $2`, [ids, embedder.name]);
+    return stored
+      .map((row) => ({ id: String(row.id), similarity: cosine(vector!, (row.embedding as number[]).map(Number)) }))
+      .sort((x, y) => y.similarity - x.similarity)
+      .map((x) => x.id);
+  }
+
+  return {
+    async retrieve(query) {
+      const analysis = await analyse(db, query);
+      const rows = await lexical(query, analysis);
+      if (!rows.length) return [];
+      const best = Math.max(...rows.map((row) => Number(row.score)), 1e-6);
+      const ranked = rows.map((row) => ({ row, score: boosted(row, best) })).sort((x, y) => y.score - x.score || Number(x.row.id) - Number(y.row.id));
+      let order = ranked;
+      const denseOrder = await dense(query, rows, query.signal);
+      if (denseOrder.length) {
+        const fused = reciprocalRankFusion([ranked.map((x) => String(x.row.id)), denseOrder]);
+        order = [...ranked].sort((x, y) => (fused.get(String(y.row.id)) ?? 0) - (fused.get(String(x.row.id)) ?? 0));
+      }
+      return order.slice(0, query.limit).map(({ row, score }) => toPassage(row, score));
+    },
+    async indexPending(campaignId, signal) {
+      if (!embedder) return 0;
+      let done = 0;
+      for (;;) {
+        const rows = await db.query(
+          `select id, title, body from ask_passages where campaign_id = $1 and (embedding is null or embedding_model <> $2) order by id limit 64`,
+          [campaignId, embedder.name],
+        );
+        if (!rows.length) return done;
+        const vectors = await embedder.embed(rows.map((row) => `${str(row.title)}\n${str(row.body)}`.slice(0, 8000)), "document", signal);
+        for (const [i, row] of rows.entries())
+          await db.query(`update ask_passages set embedding = $2::real[], embedding_model = $3 where id = $1`, [row.id, vectors[i], embedder.name]);
+        done += rows.length;
+      }
+    },
+  };
+}
+
+function toPassage(row: Row, score: number): Passage {
+  const kind = str(row.kind) as PassageKind;
+  const passage: Passage = {
+    kind,
+    sourceId: str(row.source_id),
+    title: str(row.title),
+    text: str(row.body),
+    sessionId: row.session_id === null ? null : str(row.session_id),
+    sessionNumber: row.session_id === null || !Number(row.session_number) ? null : Number(row.session_number),
+    score: Math.round(score * 1000) / 1000,
+    coverage: Math.round(Number(row.coverage) * 1000) / 1000,
+  };
+  if (kind === "transcript")
+    passage.transcript = {
+      session_id: str(row.source_id),
+      utterance_start: Number(row.utterance_start),
+      utterance_end: Number(row.utterance_end),
+      start: Number(row.start_s),
+      end: Number(row.end_s),
+      speakers: (row.speakers as string[]) ?? [],
+    };
+  return passage;
+}
+
+/** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
+export const repositories = { askIndex } satisfies SqlRepositories;

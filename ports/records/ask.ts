@@ -1,0 +1,17 @@
+// What the application needs from a record store: Ask's retrieval index, where triggers do not reach.
+// Records of every kind are indexed by the store itself in the transaction that writes them;
+// transcripts are cut into windows of utterances when imported.
+
+export interface AskIndexRepository {
+  /** Replaces the session's transcript windows with windows of its stored utterances. */
+  indexTranscript(sessionId: string): Promise<number>;
+  /** Rebuilds the whole index of one campaign (or of every campaign); returns the passages written. */
+  reindex(campaignId: string | null): Promise<number>;
+}
+
+// Registers the kind: the store has these repositories (see ports/records.ts).
+declare module "../records.ts" {
+  interface Repositories {
+    askIndex: AskIndexRepository;
+  }
+}

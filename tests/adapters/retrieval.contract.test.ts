@@ -1,0 +1,175 @@
+// Ask's retrieval index and retriever on every backend: records written through the real use cases
+// are found straight after the write and gone after the delete; journal privacy and spoiler-safe
+// asking hold inside the query; transcript windows carry their span; the backfill rebuilds.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { inProcessService } from "../support/inprocess.ts";
+
+await forEachBackend("Ask retrieval", (backend) => {
+  let closeDb: () => Promise<void>;
+  let service: Awaited<ReturnType<typeof inProcessService>>;
+  const users: Record<"gm" | "ann" | "bob" | "outsider", { id: string; key: string }> = {} as never;
+  let campaignId = "";
+  const sessions: string[] = [];
+
+  const call = async (method: string, path: string, key: string, body?: unknown) => {
+    const response = await service.request(method, path, { key, body });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  const post = async (path: string, body: unknown, key = users.gm.key) => {
+    const reply = await call("POST", path, key, body);
+    if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body;
+  };
+  const ask = (text: string, extra: Partial<RetrievalQuery> = {}): Promise<Passage[]> =>
+    service.deps.retriever.retrieve({ campaignId, text, journals: { all: true }, limit: 5, ...extra });
+  const importPlain = async (sessionId: string, lines: string[]) => {
+    const response = await service.app.handle(
+      new Request(`http://localhost/internal/v1/sessions/${sessionId}/transcript?format=plain`, {
+        method: "POST",
+        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
+        body: lines.join("\n"),
+      }),
+    );
+    expect(response.status).toBe(201);
+  };
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    closeDb = opened.close;
+    service = await inProcessService(opened.db);
+    for (const name of ["gm", "ann", "bob", "outsider"] as const) {
+      const user = await call("POST", "/internal/v1/users", service.adminKey, { name, email: `${name}.${crypto.randomUUID().slice(0, 6)}@example.test` });
+      const key = await call("POST", `/internal/v1/users/${user.body.id}/keys`, service.adminKey, { scopes: [] });
+      users[name] = { id: user.body.id, key: key.body.key };
+    }
+    campaignId = (await post("/v1/campaigns", { title: "Vox Machina" })).id;
+    for (const name of ["ann", "bob"] as const)
+      await call("POST", `/internal/v1/campaigns/${campaignId}/members`, service.adminKey, { user_id: users[name].id, role: "player" });
+    for (const [i, title] of ["Arrival at Kraghammer", "Into the Mines", "The Duergar Warlord"].entries())
+      sessions.push((await call("POST", "/internal/v1/sessions", service.adminKey, { campaign_id: campaignId, type: "chatVoice", title, session_date: `2015-03-${12 + i * 7}T19:00:00Z` })).body.id);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await closeDb?.();
+  });
+
+  test("every kind is found straight after its write, with its kind, id and title", async () => {
+    const written: [string, string, string][] = [
+      ["character", (await post("/v1/characters", { campaign_id: campaignId, character_name: "Grog Strongjaw", character_aliases: ["the Grand Poobah"], description: "A goliath barbarian who loves a tankard." })).id, "barbarian tankard"],
+      ["faction", (await post("/v1/factions", { campaign_id: campaignId, name: "Clasp", description: "A guild of thieves and assassins." })).id, "assassins"],
+      ["location", (await post("/v1/locations", { campaign_id: campaignId, name: "Kraghammer", description: "A dwarven city carved into the mountain." })).id, "dwarven"],
+      ["item", (await post("/v1/items", { campaign_id: campaignId, name: "Fenthras", description: "A bow of living wood, gifted by the Ashari." })).id, "living wood"],
+      ["beat", (await post("/v1/beats", { campaign_id: campaignId, label: "Descent into the mines", type: "major", description: "The party follows the tunnels to the underdark.", game_session_id: sessions[1] })).id, "underdark"],
+      ["moment", (await post("/v1/moments", { campaign_id: campaignId, label: "Grog's rage", content: "Grog headbutts the ogre unconscious.", session_id: sessions[0] })).id, "headbutts ogre"],
+      ["hero_award", (await post("/v1/hero-awards", { session_id: sessions[0], title: "Tankiest Goliath", description: "Took forty points of damage and kept swinging.", character_name: "Grog" })).id, "forty points"],
+      ["quote", (await post("/v1/quotes", { session_id: sessions[0], text: "I would like to rage, please!", speaker: "Travis", character_name: "Grog" })).id, "rage please"],
+      ["spotlight", (await post("/v1/spotlights", { session_id: sessions[0], title: "Vex's trick shot", description: "Two arrows through the eye of the basilisk." })).id, "basilisk"],
+      ["quest", (await post("/v1/quests", { campaign_id: campaignId, quest_name: "Find Lady Kima", objectives: ["Search the Greyspine mines"] })).id, "greyspine"],
+      ["journal", (await post("/v1/journals", { world_id: campaignId, title: "Shopping list", content: "Buy healing potions and a grappling hook.", is_public: true })).id, "grappling hook"],
+    ];
+    for (const [kind, id, words] of written) {
+      const [best] = await ask(`what about the ${words}?`);
+      expect({ words, kind: best?.kind, id: best?.sourceId }).toEqual({ words, kind: kind as Passage["kind"], id });
+    }
+    const [quest] = await ask("greyspine");
+    expect(quest!.title).toBe("Find Lady Kima");
+    expect(quest!.text).toContain("Search the Greyspine mines");
+    expect(quest!.coverage).toBe(1);
+    const [session] = (await ask("the duergar warlord")).filter((p) => p.kind === "session");
+    expect(session).toMatchObject({ sourceId: sessions[2], sessionId: sessions[2], sessionNumber: 3, title: "The Duergar Warlord" });
+  });
+
+  test("an update is searchable at once and a delete removes the record", async () => {
+    const id = (await post("/v1/locations", { campaign_id: campaignId, name: "Westruun", description: "A walled city of the plains." })).id;
+    expect((await ask("walled"))[0]?.sourceId).toBe(id);
+    expect((await call("PATCH", `/v1/locations/${id}`, users.gm.key, { description: "A city of the Dwendalian plains, fallen to giants." })).status).toBe(200);
+    expect((await ask("walled")).map((p) => p.sourceId)).not.toContain(id);
+    expect((await ask("giants"))[0]?.sourceId).toBe(id);
+    expect((await call("DELETE", `/v1/locations/${id}`, users.gm.key)).status).toBe(204);
+    expect((await ask("giants Westruun")).map((p) => p.sourceId)).not.toContain(id);
+  });
+
+  test("transcript windows keep session, utterance range, seconds and speakers; a character's lines are found through its speaker", async () => {
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      i === 25 ? "LAURA: I nock an arrow and whisper to Trinket that the bridge is trapped." : `${i % 2 ? "MATT" : "TRAVIS"}: The torchlight flickers over wet stone number ${i}.`,
+    );
+    await importPlain(sessions[1]!, lines);
+    const laura = (await service.deps.records.speakers.list(campaignId)).find((s) => s.name === "LAURA")!;
+    await post("/v1/characters", { campaign_id: campaignId, character_name: "Vex'ahlia", speaker_id: laura.id, type: "PC" });
+    const found = (await ask("bridge trapped Trinket")).find((p) => p.kind === "transcript")!;
+    expect(found.sourceId).toBe(sessions[1]!);
+    expect(found.sessionId).toBe(sessions[1]!);
+    expect(found.sessionNumber).toBe(2);
+    expect(found.title).toBe("Into the Mines");
+    expect(found.transcript!.session_id).toBe(sessions[1]!);
+    expect(found.transcript!.utterance_start).toBeLessThanOrEqual(25);
+    expect(found.transcript!.utterance_end).toBeGreaterThanOrEqual(25);
+    expect(found.transcript!.utterance_end - found.transcript!.utterance_start).toBeLessThan(40);
+    expect(found.transcript!.speakers).toContain("LAURA");
+    expect(found.text).toContain("LAURA: I nock an arrow");
+    // "what did Vex'ahlia say": Laura's window outranks the other windows of the same words.
+    const [spoken] = (await ask("what did Vex'ahlia say about the torchlight and the stone?", { limit: 10 })).filter((p) => p.kind === "transcript");
+    expect(spoken!.transcript!.speakers).toContain("LAURA");
+    // Re-importing replaces the windows.
+    await importPlain(sessions[1]!, ["MATT: Nothing happens at all."]);
+    expect((await ask("bridge trapped Trinket")).filter((p) => p.kind === "transcript")).toEqual([]);
+    await importPlain(sessions[1]!, lines);
+  });
+
+  test("a private journal entry never reaches another player's query, whatever the wording; sharing opens it", async () => {
+    const secret = "Ann secretly stole the Duergar sapphire and hid it in her boot.";
+    const entry = (await post("/v1/journals", { world_id: campaignId, title: "My confession", content: secret }, users.ann.key)).id;
+    const hasSecret = (passages: Passage[]) => passages.some((p) => p.sourceId === entry || p.text.includes("sapphire"));
+    expect(hasSecret(await ask(secret, { journals: { readableBy: users.bob.id }, limit: 50 }))).toBe(false);
+    expect(hasSecret(await ask("sapphire boot", { journals: { readableBy: users.gm.id }, limit: 50 }))).toBe(false);
+    expect((await ask("sapphire boot", { journals: { readableBy: users.ann.id } }))[0]?.sourceId).toBe(entry);
+    expect((await ask("sapphire boot", { journals: { all: true } }))[0]?.sourceId).toBe(entry);
+    const shared = await call("PUT", "/v1/journals", users.ann.key, { id: entry, permissions: { add: [{ user_id: users.bob.id, level: "view" }] } });
+    expect(shared.status).toBe(200);
+    expect((await ask("sapphire boot", { journals: { readableBy: users.bob.id } }))[0]?.sourceId).toBe(entry);
+    await call("PUT", "/v1/journals", users.ann.key, { id: entry, permissions: { remove: [{ user_id: users.bob.id }] } });
+    expect(hasSecret(await ask(secret, { journals: { readableBy: users.bob.id }, limit: 50 }))).toBe(false);
+  });
+
+  test("as_of_session hides later sessions' transcripts, sessions, beats and moments", async () => {
+    await importPlain(sessions[2]!, ["MATT: The warlord Ripley escapes on a mechanical spider.", "TRAVIS: I chase the spider."]);
+    await post("/v1/moments", { campaign_id: campaignId, label: "Ripley flees", content: "Ripley escapes on a mechanical spider.", session_id: sessions[2] });
+    const all = await ask("Ripley mechanical spider", { limit: 20 });
+    expect(all.some((p) => p.sessionId === sessions[2])).toBe(true);
+    const early = await ask("Ripley mechanical spider", { limit: 20, asOfSessionId: sessions[0] });
+    expect(early.filter((p) => p.sessionId && p.sessionId !== sessions[0])).toEqual([]);
+    expect((await ask("underdark tunnels", { asOfSessionId: sessions[0] })).map((p) => p.kind)).not.toContain("beat");
+    expect((await ask("underdark tunnels", { asOfSessionId: sessions[1] })).map((p) => p.kind)).toContain("beat");
+  });
+
+  test("a question naming a session number or the last session boosts that session", async () => {
+    const [last] = await ask("what happened last session?");
+    expect(last!.sessionId).toBe(sessions[2]!);
+    const [second] = await ask("what happened in session 2?");
+    expect(second!.sessionId).toBe(sessions[1]!);
+  });
+
+  test("a misspelled name still finds its record", async () => {
+    const [best] = await ask("where is Kragamer?");
+    expect(best!.title).toBe("Kraghammer");
+  });
+
+  test("the backfill rebuilds the index; an unknown campaign is a 404 with a detail", async () => {
+    const before = (await ask("greyspine"))[0]!;
+    await service.db.query(`delete from ask_passages where campaign_id = $1`, [campaignId]);
+    expect(await ask("greyspine")).toEqual([]);
+    const rebuilt = await call("POST", "/internal/v1/ask/reindex", service.adminKey, { campaign_id: campaignId });
+    expect(rebuilt.status).toBe(200);
+    expect(rebuilt.body.campaign_id).toBe(campaignId);
+    expect(rebuilt.body.passages).toBeGreaterThan(12);
+    expect((await ask("greyspine"))[0]).toEqual(before);
+    expect((await ask("bridge trapped Trinket")).some((p) => p.kind === "transcript")).toBe(true);
+    const missing = await call("POST", "/internal/v1/ask/reindex", service.adminKey, { campaign_id: "no-such-campaign" });
+    expect(missing).toEqual({ status: 404, body: { detail: "Campaign not found" } });
+    const refused = await call("POST", "/internal/v1/ask/reindex", users.gm.key, { campaign_id: campaignId });
+    expect(refused.status).toBe(403);
+  });
+});
