@@ -1,6 +1,7 @@
 import { buildHttpApp } from "../adapters/http/app.ts";
 import { DEFAULT_BODY_TIMEOUTS, SERVER_BODY_CAP } from "../adapters/http/body.ts";
 import { oauthRoutes } from "../adapters/http/oauth.ts";
+import { RateLimiter } from "../adapters/http/ratelimit.ts";
 import { settingsFor } from "../application/oauth.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
@@ -20,9 +21,17 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
   publicBaseUrl: config.publicBaseUrl,
 });
 
-export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"] } = {}) {
+export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"]; rateLimiter?: RateLimiter } = {}) {
   const routes = oauthRoutes({ deps, settings: settingsFor(info.publicBaseUrl), bodyTimeouts: DEFAULT_BODY_TIMEOUTS });
-  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" }, routes });
+  return buildHttpApp({
+    deps,
+    info,
+    operations: OPERATIONS,
+    mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }),
+    cors: { origins: options.corsOrigins ?? "*" },
+    routes,
+    rateLimiter: options.rateLimiter,
+  });
 }
 
 export interface RunningService {
@@ -39,7 +48,9 @@ export async function startService(config: Config): Promise<RunningService> {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });
     deps.tasks.wake = worker.wake;
-    const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
+    const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
+    rateLimiter.start();
+    const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins, rateLimiter });
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
     log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });
@@ -50,6 +61,7 @@ export async function startService(config: Config): Promise<RunningService> {
       deps,
       stop: async () => {
         await app.stop();
+        await rateLimiter.stop();
         await worker.stop();
         await database.close();
       },

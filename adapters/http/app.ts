@@ -7,6 +7,8 @@ import { invoke, RawResponse, routesOf, type Credentials, type Operation, type S
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
+import { createHash } from "node:crypto";
+import type { Decision, RateLimiter } from "./ratelimit.ts";
 import { bodyOf, STATUS_OF } from "../shared/failures.ts";
 import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
 import { DOCS_ASSETS, docsPage, openApiDocument } from "./openapi.ts";
@@ -23,6 +25,8 @@ export interface HttpAppOptions {
   bodyTimeouts?: BodyTimeouts;
   /** Routes outside the operation table (OAuth, discovery): answered as they are, CORS and headers included. */
   routes?: readonly { method: "GET" | "POST"; path: string; handle(request: Request): Promise<Response> }[];
+  /** Rate limits (DESIGN 9); none when absent. Decided before the route runs, without a query. */
+  rateLimiter?: RateLimiter;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -89,7 +93,19 @@ function assetServer() {
   };
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [] }: HttpAppOptions) {
+/**
+ * The bucket a request draws from: its key or token (by digest, so before any lookup), and on the
+ * OAuth endpoints its client address too. Null when nothing limits it.
+ */
+function rateLimited(limiter: RateLimiter, request: Request, pathname: string, address: string | null): Decision | null {
+  const credential = presentedKey(request.headers);
+  let decision: Decision | null = null;
+  if (credential && credential.length <= 200) decision = limiter.take(`key:${createHash("sha256").update(credential).digest("hex")}`, "keys");
+  if (pathname.startsWith("/oauth/") && decision?.allowed !== false) decision = limiter.take(`ip:${address ?? "unknown"}`, "oauth") ?? decision;
+  return decision;
+}
+
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [], rateLimiter }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -150,7 +166,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
 
   const methodsAt = (pathname: string) => [...new Set(routeShapes.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method))];
 
-  app.onRequest(({ request, set }) => {
+  app.onRequest(({ request, set, server }) => {
     const requestId = request.headers.get("x-request-id")?.slice(0, 100) || crypto.randomUUID();
     const { pathname } = new URL(request.url);
     Object.assign(set.headers, BASE_SECURITY_HEADERS, corsHeaders(cors, request.headers.get("origin")));
@@ -164,6 +180,11 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       const methods = methodsAt(pathname);
       if (!methods.length) return jsonResponse(404, { detail: "Not Found" });
       return preflightResponse(cors, request, methods);
+    }
+    if (rateLimiter) {
+      const decision = rateLimited(rateLimiter, request, pathname, server?.requestIP(request)?.address ?? null);
+      if (decision && !decision.allowed) return jsonResponse(429, { detail: "Rate limit exceeded" }, decision.headers);
+      if (decision) Object.assign(set.headers, decision.headers);
     }
   });
 
