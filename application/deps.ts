@@ -1,4 +1,5 @@
-import type { CardRenderer, HandoutWriter } from "../ports/media.ts";
+import type { BlobStore } from "../ports/blobs.ts";
+import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
 import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
@@ -14,6 +15,25 @@ export interface Deps {
   cards: CardRenderer;
   /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
   retriever: Retriever;
+  images: ImageServices;
+}
+
+/** Where managed images live, how they are checked, and the limits (configurable, see infra/config.ts). */
+export interface ImageServices {
+  store: BlobStore;
+  processor: ImageProcessor;
+  moderator: ImageModerator;
+  /** Null when no image model is configured: generation answers 503. */
+  generator: ImageGenerator | null;
+  settings: ImageSettings;
+}
+
+export interface ImageSettings {
+  maxBytes: number;
+  maxPixels: number;
+  uploadExpirySeconds: number;
+  /** Generations per owner account per calendar month. */
+  monthlyGenerations: number;
 }
 
 export const nowIso = (deps: Pick<Deps, "clock">): string => deps.clock.now().toISOString();

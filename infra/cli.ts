@@ -7,7 +7,7 @@ import { STATUS_OF, bodyOf } from "../adapters/shared/failures.ts";
 import { textPieces } from "../adapters/shared/text-stream.ts";
 import type { Caller } from "../domain/identity.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
-import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
 import { DataDirBusy, lockHolder } from "./datalock.ts";
 import { serviceInfo } from "./service.ts";
 
@@ -162,7 +162,7 @@ async function runDirect(config: Config, operation: Operation, inputs: ReturnTyp
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
-    const deps = buildDeps(database.db, log);
+    const deps = buildDeps(database.db, log, imageServices(config));
     const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
     return await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
   } finally {

@@ -19,9 +19,21 @@ export interface Config {
   rateLimits: RateLimits;
   /** Gemini for answers and embeddings; without a key the service answers offline. */
   gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
+  images: ImageConfig;
   /** Issue 14: how long the change feed keeps changes, and how webhooks are delivered. */
   changeRetentionDays: number;
   webhooks: { allowPrivateTargets: boolean; maxFailures: number; retryBaseMs: number; timeoutMs: number };
+}
+
+export interface ImageConfig {
+  maxBytes: number;
+  maxPixels: number;
+  uploadExpirySeconds: number;
+  monthlyGenerations: number;
+  /** The Gemini model that draws images (GEMINI_IMAGE_MODEL). */
+  model: string;
+  /** Null: the local folder under DATA_DIR/media. */
+  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string | null } | null;
 }
 
 export interface ConfigVariable {
@@ -55,6 +67,17 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "WEBHOOK_RETRY_BASE_MS", default: "1000", meaning: "First retry delay of a failed webhook delivery in milliseconds (10–3600000); doubled per failure." },
   { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "How long a webhook receiver may take to answer, in milliseconds (100–60000)." },
   { name: "GEMINI_BASE_URL", default: "https://generativelanguage.googleapis.com", meaning: "http(s) address of the Gemini API or a compatible proxy, without the version path (the client adds /v1beta)." },
+  { name: "GEMINI_IMAGE_MODEL", default: "gemini-2.5-flash-image", meaning: "Gemini model that draws images for POST /v1/images/generate (needs GEMINI_API_KEY; without one, generation answers 503)." },
+  { name: "IMAGE_MAX_BYTES", default: "20971520", meaning: "Largest image upload in bytes (20 MiB); the local store stops a larger PUT while it streams." },
+  { name: "IMAGE_MAX_PIXELS", default: "40000000", meaning: "Largest image in pixels (width × height, all frames); larger ones are refused before they are decoded." },
+  { name: "IMAGE_UPLOAD_EXPIRY_SECONDS", default: "900", meaning: "How long an upload URL stays valid (60–86400); uploads never completed are deleted a little after." },
+  { name: "IMAGE_MONTHLY_QUOTA", default: "25", meaning: "Image generations per campaign owner's account per calendar month (UTC)." },
+  { name: "S3_BUCKET", default: "(unset)", meaning: "When set, images live in this S3 bucket instead of DATA_DIR/media; clients PUT straight to it." },
+  { name: "S3_ENDPOINT", default: "(unset)", meaning: "http(s) address of an S3-compatible service (MinIO, R2, …); unset means AWS S3 in S3_REGION." },
+  { name: "S3_REGION", default: "us-east-1", meaning: "Region of the bucket." },
+  { name: "S3_ACCESS_KEY_ID", default: "(unset)", meaning: "Access key of the bucket (required with S3_BUCKET)." },
+  { name: "S3_SECRET_ACCESS_KEY", default: "(unset)", meaning: "Secret of that key (required with S3_BUCKET). Never logged." },
+  { name: "S3_PUBLIC_URL", default: "(unset)", meaning: "Where the bucket's objects are read publicly (a CDN or public bucket URL); unset, the endpoint's path-style bucket URL." },
 ];
 
 export class ConfigError extends Error {}
@@ -105,6 +128,7 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   if (typeof corsOrigins === "object" && "error" in corsOrigins) throw new ConfigError(corsOrigins.error);
 
   const gemini = parseGemini(get);
+  const images = parseImages(get);
 
   const limit = (name: string, fallback: number, min: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, 1_000_000));
   const rateLimits: RateLimits = {
@@ -135,8 +159,46 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     corsOrigins,
     rateLimits,
     gemini,
+    images,
     changeRetentionDays: numberOr("CHANGE_RETENTION_DAYS", 30, 1, 3650),
     webhooks,
+  };
+}
+
+const httpUrl = (name: string, raw: string): string => {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (!parsed || !["http:", "https:"].includes(parsed.protocol) || parsed.username || parsed.password)
+    throw new ConfigError(`${name} must be an http:// or https:// URL without credentials (got "${redactUrl(raw)}")`);
+  return raw.replace(/\/+$/, "");
+};
+
+function parseImages(get: (name: string) => string | undefined): ImageConfig {
+  const number = (name: string, fallback: number, min: number, max: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, max));
+  const bucket = get("S3_BUCKET") ?? null;
+  let s3: ImageConfig["s3"] = null;
+  if (bucket) {
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`S3_BUCKET must be a bucket name (3–63 lower-case letters, digits, '.' or '-'; got "${bucket}")`);
+    const accessKeyId = get("S3_ACCESS_KEY_ID");
+    const secretAccessKey = get("S3_SECRET_ACCESS_KEY");
+    if (!accessKeyId || !secretAccessKey) throw new ConfigError("S3_BUCKET is set: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required too");
+    const region = get("S3_REGION") ?? "us-east-1";
+    if (!/^[a-z0-9-]{1,50}$/.test(region)) throw new ConfigError(`S3_REGION must be a region name such as us-east-1 (got "${region}")`);
+    const endpoint = get("S3_ENDPOINT") ? httpUrl("S3_ENDPOINT", get("S3_ENDPOINT")!) : null;
+    const publicUrl = get("S3_PUBLIC_URL") ? httpUrl("S3_PUBLIC_URL", get("S3_PUBLIC_URL")!) : null;
+    s3 = { endpoint, bucket, region, accessKeyId, secretAccessKey, publicUrl };
+  }
+  const model = get("GEMINI_IMAGE_MODEL") ?? "gemini-2.5-flash-image";
+  if (!MODEL_NAME.test(model)) throw new ConfigError(`GEMINI_IMAGE_MODEL must be a model name such as gemini-2.5-flash-image (got "${model}")`);
+  return {
+    model,
+    maxBytes: number("IMAGE_MAX_BYTES", 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxPixels: number("IMAGE_MAX_PIXELS", 40_000_000, 1, 268_402_689),
+    uploadExpirySeconds: number("IMAGE_UPLOAD_EXPIRY_SECONDS", 900, 60, 86_400),
+    monthlyGenerations: number("IMAGE_MONTHLY_QUOTA", 25, 0, 1_000_000),
+    s3,
   };
 }
 

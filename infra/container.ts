@@ -8,9 +8,14 @@ import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
-import type { Deps } from "../application/deps.ts";
+import type { Deps, ImageServices } from "../application/deps.ts";
+import { LocalBlobStore } from "../adapters/blobs/local.ts";
+import { S3BlobStore } from "../adapters/blobs/s3.ts";
+import { noModeration, sharpImageProcessor } from "../adapters/imaging/sanitize.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { Logger } from "../ports/system.ts";
-import type { Config } from "./config.ts";
+import { parseConfig, type Config } from "./config.ts";
 import { acquireDataDir } from "./datalock.ts";
 
 export const MIGRATIONS_DIR = join(import.meta.dir, "migrations");
@@ -59,8 +64,23 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
+export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
+  const { s3, model, ...settings } = config.images;
+  const store = s3
+    ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
+    : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
+  return { store, processor: sharpImageProcessor, moderator: noModeration, generator: null, settings };
+}
+
+/** For callers that configure no images (some tests): a local store in a fresh temporary folder. */
+const scratchImageServices = (): ImageServices => {
+  const config = parseConfig({ PORT: "8000" });
+  return imageServices({ ...config, dataDir: mkdtempSync(join(tmpdir(), "cms-media-")) });
+};
+
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
-export function buildDeps(db: SqlDatabase, log: Logger): Deps {
+export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices()): Deps {
   return {
     records: sqlRecordStore(db),
     clock: systemClock,
@@ -70,6 +90,7 @@ export function buildDeps(db: SqlDatabase, log: Logger): Deps {
     tasks: { wake: () => {} },
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
+    images,
     retriever: sqlRetriever(db),
   };
 }

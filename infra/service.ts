@@ -5,11 +5,13 @@ import { RateLimiter } from "../adapters/http/ratelimit.ts";
 import { settingsFor } from "../application/oauth.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
+import { acceptManagedImageUrls } from "../adapters/operations/common.ts";
+import { LocalBlobStore, MEDIA_PATH } from "../adapters/blobs/local.ts";
 import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
 import { startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -22,6 +24,10 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
 });
 
 export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"]; rateLimiter?: RateLimiter } = {}) {
+  const store = deps.images.store;
+  acceptManagedImageUrls((url) => store.keyOfUrl(url) !== null);
+  // The local store's signed PUT and public GET are served here; an S3 bucket serves its own.
+  const byteRoutes = store instanceof LocalBlobStore ? [{ prefix: MEDIA_PATH, methods: ["GET", "HEAD", "PUT"] as const, handle: (request: Request) => store.handle(request) }] : [];
   const routes = oauthRoutes({ deps, settings: settingsFor(info.publicBaseUrl), bodyTimeouts: DEFAULT_BODY_TIMEOUTS });
   return buildHttpApp({
     deps,
@@ -31,6 +37,7 @@ export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?:
     cors: { origins: options.corsOrigins ?? "*" },
     routes,
     rateLimiter: options.rateLimiter,
+    byteRoutes,
   });
 }
 
@@ -43,7 +50,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log);
+  const deps = buildDeps(database.db, log, imageServices(config));
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });

@@ -26,3 +26,38 @@ export interface CardRenderer {
   readonly size: { width: number; height: number; portraitHeight: number };
   heroAward(award: HeroAward): Promise<Uint8Array>;
 }
+
+/** A checked image, re-encoded without its metadata. */
+export interface CleanedImage {
+  format: "jpeg" | "png" | "webp" | "gif" | "avif";
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: Uint8Array;
+}
+
+export interface ImageLimits {
+  maxBytes: number;
+  /** Width × height (all frames of an animation together); larger images are refused before decoding. */
+  maxPixels: number;
+}
+
+export interface ImageProcessor {
+  /**
+   * Checks that the bytes are a real image of an allowed format within the limits and re-encodes
+   * it with every piece of metadata (EXIF, GPS, comments) left out; otherwise says what is wrong.
+   */
+  clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }>;
+}
+
+/** Decides whether an image may be kept ("none" allows everything). */
+export interface ImageModerator {
+  readonly name: string;
+  review(image: CleanedImage): Promise<{ allowed: true } | { allowed: false; reason: string }>;
+}
+
+/** Draws an image from a prompt (a Gemini image model). */
+export interface ImageGenerator {
+  readonly model: string;
+  generate(prompt: string): Promise<{ bytes: Uint8Array; contentType: string }>;
+}

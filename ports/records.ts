@@ -19,6 +19,7 @@ export type * from "./records/ask.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
 export type * from "./records/oauth.ts";
+export type * from "./records/images.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row

@@ -5,7 +5,8 @@ import type { BlobInfo, BlobStore, UploadGrant } from "../../ports/blobs.ts";
 import { isSafeKey } from "./local.ts";
 
 export interface S3BlobOptions {
-  endpoint: string;
+  /** Null: AWS S3 in `region`. */
+  endpoint: string | null;
   bucket: string;
   region: string;
   accessKeyId: string;
@@ -26,13 +27,14 @@ export class S3BlobStore implements BlobStore {
 
   constructor(options: S3BlobOptions) {
     this.client = new S3Client({
-      endpoint: options.endpoint,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       bucket: options.bucket,
       region: options.region,
       accessKeyId: options.accessKeyId,
       secretAccessKey: options.secretAccessKey,
     });
-    this.base = (options.publicUrl ?? `${options.endpoint.replace(/\/+$/, "")}/${options.bucket}`).replace(/\/+$/, "") + "/";
+    const bucketUrl = options.endpoint ? `${options.endpoint.replace(/\/+$/, "")}/${options.bucket}` : `https://${options.bucket}.s3.${options.region}.amazonaws.com`;
+    this.base = (options.publicUrl ?? bucketUrl).replace(/\/+$/, "") + "/";
   }
 
   private checked(key: string): string {

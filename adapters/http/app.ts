@@ -27,6 +27,15 @@ export interface HttpAppOptions {
   routes?: readonly { method: "GET" | "POST"; path: string; handle(request: Request): Promise<Response> }[];
   /** Rate limits (DESIGN 9); none when absent. Decided before the route runs, without a query. */
   rateLimiter?: RateLimiter;
+  /** Routes that carry bytes, not JSON, outside the operation table (the local blob store's PUT and GET). */
+  byteRoutes?: readonly ByteRoute[];
+}
+
+/** Every path under `prefix`, answered by `handle` for `methods`; it sets its own cache headers. */
+export interface ByteRoute {
+  prefix: string;
+  methods: readonly ("GET" | "HEAD" | "PUT")[];
+  handle(request: Request): Promise<Response>;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -105,7 +114,7 @@ function rateLimited(limiter: RateLimiter, request: Request, pathname: string, a
   return decision;
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [], rateLimiter }: HttpAppOptions) {
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [], rateLimiter, byteRoutes = [] }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -171,7 +180,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     const { pathname } = new URL(request.url);
     Object.assign(set.headers, BASE_SECURITY_HEADERS, corsHeaders(cors, request.headers.get("origin")));
     set.headers["x-request-id"] = requestId;
-    const asset = pathname.startsWith("/docs/assets/");
+    const asset = pathname.startsWith("/docs/assets/") || byteRoutes.some(({ prefix }) => pathname.startsWith(prefix));
     // Answers carry campaign data for one key: no cache may keep them.
     if (!asset) set.headers["cache-control"] = "no-store";
     set.headers["content-security-policy"] = pathname === "/docs" || pathname === "/docs/" ? DOCS_CSP : API_CSP;
@@ -212,6 +221,11 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       routeShapes.push({ method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
       app.route(method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
     }
+  }
+
+  for (const route of byteRoutes) {
+    routeShapes.push(...route.methods.map((method) => ({ method, pattern: new RegExp(`^${route.prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.+$`) })));
+    for (const method of route.methods) app.route(method, `${route.prefix}*`, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
   }
 
   app.get("/openapi.json", () => jsonResponse(200, openapi));

@@ -1,7 +1,7 @@
 // Campaigns, their stats and members: wire schemas and operations.
 import { Type, type Static } from "@sinclair/typebox";
 import * as campaigns from "../../application/campaigns.ts";
-import * as identity from "../../application/identity.ts";
+import * as members from "../../application/members.ts";
 import { MEMBER_ROLES } from "../../domain/access.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
 import { CampaignIdPath, FIRST_PARTY, Id, ImageUrl, Nullable, PageOf, PageQuery, Timestamp, WithLinksQuery, Defaulted } from "./common.ts";
@@ -187,7 +187,7 @@ export const memberOperations = defineOperations({ publishedAt: 160 }, [
     input: { path: CampaignIdPath, body: MemberCreate },
     output: Member,
     run: ({ deps, caller }, { path, body }) =>
-      identity.addMember(deps, caller, { campaign_id: path.campaign_id, user_id: body.user_id, role: body.role }),
+      members.addMember(deps, caller, { campaign_id: path.campaign_id, user_id: body.user_id, role: body.role }),
   }),
   defineOperation({
     id: "internalRemoveMember",
@@ -198,7 +198,7 @@ export const memberOperations = defineOperations({ publishedAt: 160 }, [
     internal: true,
     http: { method: "DELETE", path: "/internal/v1/campaigns/{campaign_id}/members/{user_id}", status: 204 },
     input: { path: Type.Object({ campaign_id: Id(), user_id: Id() }) },
-    run: ({ deps, caller }, { path }) => identity.removeMember(deps, caller, path.campaign_id, path.user_id),
+    run: ({ deps, caller }, { path }) => members.removeMember(deps, caller, path.campaign_id, path.user_id),
   }),
 ]);
 

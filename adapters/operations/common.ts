@@ -1,6 +1,6 @@
 // Wire schemas (TypeBox = JSON Schema). Shared by validation, OpenAPI and MCP tool listings.
 // This file: the builders and texts every kind's file uses; each kind's schemas live with its operations.
-import { OptionalKind, Type, type TSchema } from "@sinclair/typebox";
+import { FormatRegistry, OptionalKind, Type, type TSchema } from "@sinclair/typebox";
 import { invalidField, type Failure } from "../../domain/errors.ts";
 import { IMAGE_URL_PATTERN, MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../domain/pagination.ts";
@@ -10,11 +10,21 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Id = (description = "Opaque identifier") => Type.String({ minLength: 1, maxLength: 200, description });
 export const Timestamp = Type.String({ format: "date-time", description: "ISO 8601, UTC (on input, a date-time without a zone or a bare date is read as UTC)" });
 
+/** Recognizers of this service's own image URLs (its blob store's), which may be plain http on a developer's machine. */
+const managedImageUrls = new Set<(url: string) => boolean>();
+/** Image fields also accept the URLs `isManaged` recognizes (the service's blob store registers its own). */
+export const acceptManagedImageUrls = (isManaged: (url: string) => boolean): void => {
+  managedImageUrls.add(isManaged);
+};
+const HTTPS_IMAGE_URL = new RegExp(IMAGE_URL_PATTERN);
+if (!FormatRegistry.Has("image-url"))
+  FormatRegistry.Set("image-url", (value) => HTTPS_IMAGE_URL.test(value) || [...managedImageUrls].some((isManaged) => isManaged(value)));
+
 /** `x-error` replaces the generic validator message with a sentence a user can act on. */
 export const ImageUrl = Type.String({
   maxLength: MAX_IMAGE_URL_LENGTH,
-  pattern: IMAGE_URL_PATTERN,
-  description: "HTTPS URL, at most 2048 characters",
+  format: "image-url",
+  description: "HTTPS URL, at most 2048 characters (or the url of an image this service holds, as complete or generate returned it)",
   "x-error": "Image must be an HTTPS URL of at most 2048 characters",
 });
 

@@ -1,7 +1,7 @@
 // Sessions, transcripts, cast analyses and handouts: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
-import { createSession, deleteSession } from "../../application/sessions.ts";
-import * as story from "../../application/story.ts";
+import * as sessions from "../../application/sessions.ts";
+import * as transcripts from "../../application/transcripts.ts";
 import { ok } from "../../domain/errors.ts";
 import { BODY_LIMITS, defineOperation, defineOperations, RawResponse } from "./operation.ts";
 import { Beat } from "./beats.ts";
@@ -143,7 +143,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     http: { method: "POST", path: "/internal/v1/sessions", status: 201, maxBodyBytes: BODY_LIMITS.session },
     input: { body: SessionCreate },
     output: Session,
-    run: ({ deps, caller }, { body }) => createSession(deps, caller, body),
+    run: ({ deps, caller }, { body }) => sessions.createSession(deps, caller, body),
   }),
   defineOperation({
     id: "internalDeleteSession",
@@ -154,7 +154,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     internal: true,
     http: { method: "DELETE", path: "/internal/v1/sessions/{session_id}", status: 204 },
     input: { path: Type.Object({ session_id: Id("Session id") }) },
-    run: ({ deps, caller }, { path }) => deleteSession(deps, caller, path.session_id),
+    run: ({ deps, caller }, { path }) => sessions.deleteSession(deps, caller, path.session_id),
   }),
   defineOperation({
     id: "listSessions",
@@ -166,7 +166,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     mcp: { name: "list_sessions", title: "List sessions", readOnly: true },
     input: { query: SessionListQuery },
     output: PageOf(SessionView, "SessionPage"),
-    run: ({ deps, caller, access }, { query }) => story.listSessions(deps, caller, access, query),
+    run: ({ deps, caller, access }, { query }) => sessions.listSessions(deps, caller, access, query),
   }),
   defineOperation({
     id: "getSession",
@@ -178,7 +178,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     mcp: { name: "get_session", title: "Get a session", readOnly: true },
     input: { path: SessionIdPath, query: SessionDetailQuery },
     output: Type.Object({ ...SessionView.properties, beats: Nullable(Type.Array(Beat)), moments: Nullable(Type.Array(Moment)) }, { title: "SessionDetail" }),
-    run: ({ deps, caller, access }, { path, query }) => story.getSession(deps, caller, access, path.session_id, query),
+    run: ({ deps, caller, access }, { path, query }) => sessions.getSession(deps, caller, access, path.session_id, query),
   }),
   defineOperation({
     id: "patchSession",
@@ -191,7 +191,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     mcp: { name: "patch_session", title: "Update a session", readOnly: false, destructive: false, idempotent: true },
     input: { path: SessionIdPath, body: SessionPatch },
     output: SessionView,
-    run: ({ deps, caller, access }, { path, body }) => story.patchSession(deps, caller, access, path.session_id, body),
+    run: ({ deps, caller, access }, { path, body }) => sessions.patchSession(deps, caller, access, path.session_id, body),
   }),
   defineOperation({
     id: "getSessionTranscript",
@@ -204,8 +204,8 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     input: { path: SessionIdPath, query: TranscriptQuery },
     output: Transcript,
     run: async ({ deps, caller, access }, { path, query }) => {
-      if (query.format !== "markdown") return story.getTranscript(deps, caller, access, path.session_id);
-      const markdown = await story.getTranscriptMarkdown(deps, caller, access, path.session_id);
+      if (query.format !== "markdown") return transcripts.getTranscript(deps, caller, access, path.session_id);
+      const markdown = await transcripts.getTranscriptMarkdown(deps, caller, access, path.session_id);
       return markdown.ok ? ok(new RawResponse("text/markdown; charset=utf-8", markdown.value)) : markdown;
     },
   }),
@@ -219,7 +219,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     mcp: { name: "get_session_cast_analysis", title: "Get a session cast analysis", readOnly: true },
     input: { path: SessionIdPath },
     output: CastAnalysis,
-    run: ({ deps, caller, access }, { path }) => story.getCastAnalysis(deps, caller, access, path.session_id),
+    run: ({ deps, caller, access }, { path }) => transcripts.getCastAnalysis(deps, caller, access, path.session_id),
   }),
   defineOperation({
     id: "getSessionHandout",
@@ -231,7 +231,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     mcp: { name: "get_session_handout", title: "Get a session handout", readOnly: true },
     input: { path: SessionIdPath },
     output: Handout,
-    run: ({ deps, caller, access }, { path }) => story.getHandout(deps, caller, access, path.session_id),
+    run: ({ deps, caller, access }, { path }) => transcripts.getHandout(deps, caller, access, path.session_id),
   }),
   defineOperation({
     id: "internalImportTranscript",
@@ -244,7 +244,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     input: { path: SessionIdPath, query: TranscriptImportQuery },
     output: ImportResult,
     run: async ({ deps, caller, stream }, { path, query }) =>
-      story.importTranscript(deps, caller, path.session_id, {
+      transcripts.importTranscript(deps, caller, path.session_id, {
         pieces: stream?.pieces ?? (async function* () {})(),
         contentType: stream?.contentType ?? null,
         format: query.format,
@@ -260,7 +260,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/cast-analysis", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: SessionIdPath, body: Type.Object({ analysis: Type.Record(Type.String(), Type.Unknown()) }) },
     output: CastAnalysis,
-    run: ({ deps, caller }, { path, body }) => story.putCastAnalysis(deps, caller, path.session_id, body.analysis),
+    run: ({ deps, caller }, { path, body }) => transcripts.putCastAnalysis(deps, caller, path.session_id, body.analysis),
   }),
   defineOperation({
     id: "internalGenerateHandout",
@@ -272,7 +272,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     http: { method: "POST", path: "/internal/v1/sessions/{session_id}/handout", status: 201 },
     input: { path: SessionIdPath },
     output: Handout,
-    run: ({ deps, caller }, { path }) => story.generateHandout(deps, caller, path.session_id),
+    run: ({ deps, caller }, { path }) => transcripts.generateHandout(deps, caller, path.session_id),
   }),
   defineOperation({
     id: "internalPutHandout",
@@ -284,7 +284,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     http: { method: "PUT", path: "/internal/v1/sessions/{session_id}/handout", status: 200, maxBodyBytes: BODY_LIMITS.artifact },
     input: { path: SessionIdPath, body: HandoutBody },
     output: Handout,
-    run: ({ deps, caller }, { path, body }) => story.putHandout(deps, caller, path.session_id, body),
+    run: ({ deps, caller }, { path, body }) => transcripts.putHandout(deps, caller, path.session_id, body),
   }),
 ]);
 

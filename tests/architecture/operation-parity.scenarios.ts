@@ -32,6 +32,8 @@ export interface Fixture {
   spotlight: string;
   /** Creates a record over REST and answers its id (for deletes, which need one record per transport). */
   make(path: string, body: Args): Promise<string>;
+  /** Starts an image upload for a character of the campaign and puts the bytes; answers the object key. */
+  upload(characterId: string): Promise<string>;
 }
 
 const CREATED = ["id", "created_at", "updated_at"];
@@ -138,5 +140,20 @@ export function scenarios(fx: Fixture): Record<string, () => Promise<Case[]>> {
     ...recap("hero_award", "/v1/hero-awards", "award_id", fx.award, { title: "Bravest", description: "Held the door." }, { description: "Held the door twice." }),
     ...recap("quote", "/v1/quotes", "quote_id", fx.quote, { text: "Is it a mimic?" }, { speaker: "Sam" }),
     ...recap("spotlight", "/v1/spotlights", "spotlight_id", fx.spotlight, { title: "Scanlan's song" }, { description: "Sung in the tavern." }),
+    get_image_usage: async () => read({ campaign_id: c }),
+    init_image_upload: async () => [
+      {
+        label: "init (each its own key)",
+        status: 200,
+        args: { campaign_id: c, entity_type: "character", entity_id: fx.character, file_name: "portrait.png", content_type: "image/png" },
+        differ: ["object_key", "upload_url", "public_url"],
+      },
+    ],
+    // REST completes the upload, MCP repeats it: complete is idempotent, so both answer the same.
+    complete_image_upload: async () => {
+      const pictured = await fx.make("/v1/characters", { campaign_id: c, character_name: `Pictured ${crypto.randomUUID().slice(0, 6)}` });
+      return [{ label: "complete (then again)", status: 200, args: { campaign_id: c, object_key: await fx.upload(pictured), entity_type: "character", entity_id: pictured } }];
+    },
+    delete_entity_image: async () => [{ label: "delete when there is no image", status: 200, args: { campaign_id: c, entity_type: "character", entity_id: fx.character } }],
   };
 }

@@ -5,6 +5,7 @@ import { openApiDocument } from "../../adapters/http/openapi.ts";
 import { toolsOf } from "../../adapters/mcp/server.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import { flatInputSchema, routesOf, type Operation } from "../../adapters/operations/operation.ts";
+import sharp from "sharp";
 import { inProcessService } from "../support/inprocess.ts";
 import { scenarios, type Args, type Case, type Fixture } from "./operation-parity.scenarios.ts";
 
@@ -179,6 +180,12 @@ describe("MCP and REST answer alike", () => {
       quote: await make("/v1/quotes", { session_id: session, text: "I sing a song.", speaker: "Sam" }),
       spotlight: await make("/v1/spotlights", { session_id: session, title: "Vex and the bow" }),
       make,
+      // The PUT of the bytes is not a tool: the parity test writes them into the store as the PUT would.
+      upload: async (entityId: string) => {
+        const grant = await rest("POST", `/v1/campaigns/${campaign}/images/init`, { entity_type: "character", entity_id: entityId, file_name: "p.png", content_type: "image/png" });
+        await service.deps.images.store.put(grant.object_key, new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer()), "image/png");
+        return grant.object_key as string;
+      },
     };
   });
 

@@ -27,6 +27,17 @@ describe("configuration", () => {
       GEMINI_MODEL: "gemini-2.5-pro",
       GEMINI_EMBEDDING_MODEL: "models/text-embedding-004",
       GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
+      GEMINI_IMAGE_MODEL: "imagen-4.0-generate-001",
+      IMAGE_MAX_BYTES: "5000000",
+      IMAGE_MAX_PIXELS: "1000000",
+      IMAGE_UPLOAD_EXPIRY_SECONDS: "120",
+      IMAGE_MONTHLY_QUOTA: "3",
+      S3_BUCKET: "cms-images",
+      S3_ENDPOINT: "http://minio.internal:9000/",
+      S3_REGION: "eu-west-1",
+      S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
+      S3_SECRET_ACCESS_KEY: "secret/with+chars",
+      S3_PUBLIC_URL: "https://cdn.example.com/images",
       CHANGE_RETENTION_DAYS: "7",
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       WEBHOOK_MAX_FAILURES: "3",
@@ -54,10 +65,33 @@ describe("configuration", () => {
         embeddingModel: "models/text-embedding-004",
         baseUrl: "http://gemini-proxy.internal:8080/google",
       },
+      images: {
+        model: "imagen-4.0-generate-001",
+        maxBytes: 5_000_000,
+        maxPixels: 1_000_000,
+        uploadExpirySeconds: 120,
+        monthlyGenerations: 3,
+        s3: {
+          endpoint: "http://minio.internal:9000",
+          bucket: "cms-images",
+          region: "eu-west-1",
+          accessKeyId: "AKIAEXAMPLE",
+          secretAccessKey: "secret/with+chars",
+          publicUrl: "https://cdn.example.com/images",
+        },
+      },
       changeRetentionDays: 7,
       webhooks: { allowPrivateTargets: true, maxFailures: 3, retryBaseMs: 50, timeoutMs: 2000 },
       rateLimits: { keys: { perMinute: 1200, burst: 100 }, oauth: { perMinute: 0, burst: 5 } },
     });
+  });
+
+  test("S3 needs its keys, and image limits are whole numbers in range", () => {
+    expect(() => parseConfig({ S3_BUCKET: "cms-images" })).toThrow("S3_BUCKET is set: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required too");
+    expect(() => parseConfig({ S3_BUCKET: "Bad_Bucket", S3_ACCESS_KEY_ID: "a", S3_SECRET_ACCESS_KEY: "b" })).toThrow("S3_BUCKET must be a bucket name");
+    expect(() => parseConfig({ IMAGE_MAX_BYTES: "12.5" })).toThrow('IMAGE_MAX_BYTES must be a whole number from 1024 to 1073741824 (got "12.5")');
+    expect(() => parseConfig({ IMAGE_UPLOAD_EXPIRY_SECONDS: "5" })).toThrow("IMAGE_UPLOAD_EXPIRY_SECONDS must be a whole number from 60 to 86400");
+    expect(parseConfig({}).images).toEqual({ model: "gemini-2.5-flash-image", maxBytes: 20_971_520, maxPixels: 40_000_000, uploadExpirySeconds: 900, monthlyGenerations: 25, s3: null });
   });
 
   test.each([

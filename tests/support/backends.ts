@@ -13,8 +13,8 @@ export interface Backend {
   skipReason: string | null;
   /** A migrated, empty database of this backend. */
   open(): Promise<{ db: SqlDatabase; close(): Promise<void> }>;
-  /** A server process on a fresh database of this backend; stopping it drops that database. */
-  startServer(): Promise<TestServer>;
+  /** A server process on a fresh database of this backend (with extra environment); stopping it drops that database. */
+  startServer(env?: Record<string, string>): Promise<TestServer>;
 }
 
 const announced = new Set<string>();
@@ -36,7 +36,7 @@ export async function recordBackends(): Promise<Backend[]> {
         await applyMigrations(db, loadMigrations());
         return { db, close: () => db.close() };
       },
-      startServer: () => startServer(),
+      startServer: (env = {}) => startServer(env),
     },
     {
       name: "postgres",
@@ -53,9 +53,9 @@ export async function recordBackends(): Promise<Backend[]> {
           },
         };
       },
-      async startServer() {
+      async startServer(env = {}) {
         const scratch = await scratchDatabase("server");
-        const server = await startServer({ DATABASE_URL: scratch.url }).catch(async (error) => {
+        const server = await startServer({ ...env, DATABASE_URL: scratch.url }).catch(async (error) => {
           await scratch.drop();
           throw error;
         });

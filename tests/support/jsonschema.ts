@@ -9,6 +9,8 @@ export function schemaValidator() {
   // Our own annotation: the message shown when a value fails (see adapters/operations/operation.ts).
   ajv.addKeyword("x-error");
   ajv.addKeyword("x-aliases");
+  // Image fields: an https URL, or one of the service's own (maybe http) image URLs.
+  ajv.addFormat("image-url", /^https?:\/\/[^\s/?#]+\S*$/);
   return ajv;
 }
 

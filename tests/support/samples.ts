@@ -7,7 +7,7 @@ export function sampleOf(schema: Record<string, any>, text: string): unknown {
   if (branch.const !== undefined) return branch.const;
   if (branch.anyOf?.[0]?.const !== undefined) return branch.anyOf[0].const;
   if (branch.format === "date-time") return "2026-01-01T00:00:00Z";
-  if (branch.format === "uri") return "https://example.com/a.png";
+  if (branch.format === "uri" || branch.format === "image-url") return "https://example.com/a.png";
   switch (branch.type) {
     case "integer":
     case "number":

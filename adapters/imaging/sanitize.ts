@@ -1,0 +1,79 @@
+// Uploaded images checked and cleaned with sharp: the header is read first (format and size, no
+// pixels decoded), so a decompression bomb is refused before any memory goes to it; then the image
+// is decoded under the same pixel limit and re-encoded, which leaves every piece of metadata out.
+import sharp, { type Metadata } from "sharp";
+import type { CleanedImage, ImageLimits, ImageModerator, ImageProcessor } from "../../ports/media.ts";
+import { IMAGE_FORMATS } from "../../domain/images.ts";
+
+// Decoded pixels are not worth keeping between requests; each decode holds its memory only while it runs.
+sharp.cache(false);
+
+const ALLOWED = "JPEG, PNG, WebP, GIF or AVIF";
+
+/** At most this many images decode at once, so memory stays bounded under concurrent uploads. */
+const MAX_CONCURRENT = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function exclusive<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    return await work();
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
+}
+
+const formatOf = (metadata: Metadata): CleanedImage["format"] | null => {
+  if (metadata.format === "heif") return metadata.compression === "av1" ? "avif" : null;
+  return metadata.format && metadata.format in IMAGE_FORMATS ? (metadata.format as CleanedImage["format"]) : null;
+};
+
+export const sharpImageProcessor: ImageProcessor = {
+  clean: (bytes, limits) => exclusive(() => clean(bytes, limits)),
+};
+
+async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }> {
+  if (bytes.byteLength > limits.maxBytes) return { ok: false, problem: `The image is ${bytes.byteLength.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+  let metadata: Metadata;
+  try {
+    metadata = await sharp(bytes, { animated: true, limitInputPixels: false }).metadata();
+  } catch {
+    return { ok: false, problem: `The uploaded file is not an image, or it is damaged (${ALLOWED} expected)` };
+  }
+  const format = formatOf(metadata);
+  if (!format) return { ok: false, problem: `Images must be ${ALLOWED} (this one is ${metadata.format ?? "of an unknown format"})` };
+  const width = metadata.width ?? 0;
+  const height = metadata.pageHeight && metadata.pages ? metadata.pageHeight * metadata.pages : (metadata.height ?? 0);
+  if (!width || !height) return { ok: false, problem: "The image has no size: the file is damaged" };
+  if (width * height > limits.maxPixels)
+    return { ok: false, problem: `The image is ${width.toLocaleString("en-US")} × ${height.toLocaleString("en-US")} pixels; at most ${limits.maxPixels.toLocaleString("en-US")} pixels are accepted` };
+  try {
+    const animated = format === "gif" || format === "webp";
+    // limitInputPixels again: the header could lie about what the data decodes to.
+    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error" }).rotate();
+    pipeline =
+      format === "jpeg"
+        ? pipeline.jpeg({ quality: 85 })
+        : format === "png"
+          ? pipeline.png({ compressionLevel: 6 })
+          : format === "webp"
+            ? pipeline.webp({ quality: 85 })
+            : format === "gif"
+              ? pipeline.gif()
+              : pipeline.avif({ quality: 60, effort: 2 });
+    const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
+    return { ok: true, image: { format, contentType: IMAGE_FORMATS[format], width: info.width, height: info.pageHeight && info.pages ? info.pageHeight * info.pages : info.height, bytes: new Uint8Array(data) } };
+  } catch (error) {
+    const message = (error as Error).message ?? "";
+    if (/pixel limit/i.test(message)) return { ok: false, problem: `The image decodes to more than ${limits.maxPixels.toLocaleString("en-US")} pixels` };
+    return { ok: false, problem: `The image data is damaged or truncated and cannot be decoded (${ALLOWED} expected)` };
+  }
+}
+
+/** The default: no moderation. */
+export const noModeration: ImageModerator = {
+  name: "none",
+  review: async () => ({ allowed: true }),
+};
