@@ -1,8 +1,19 @@
+import type { LanguageModel } from "../ports/ai.ts";
 import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
+import type { TokenCounter } from "../ports/tokens.ts";
+
+/** What Ask answers with (its passages come from `retriever`): words from the model (offline when null), budgets per user. */
+export interface AskDeps {
+  /** Null: the offline, extractive answerer. */
+  model: LanguageModel | null;
+  tokens: TokenCounter;
+  /** Tokens (prompt + answer) each user may use per calendar month and per hour, UTC. */
+  limits: { monthly: number; hourly: number };
+}
 
 export interface Deps {
   records: RecordStore;
@@ -15,6 +26,8 @@ export interface Deps {
   cards: CardRenderer;
   /** Ask's passages: ranked, permission-filtered retrieval over the campaign. */
   retriever: Retriever;
+  ask: AskDeps;
+  digests: Digests;
   images: ImageServices;
 }
 

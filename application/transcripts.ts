@@ -193,23 +193,33 @@ async function transcriptFor(deps: Deps, caller: Caller, access: CampaignAccess,
   return ok({ session: found.value, record, campaign: access.campaign });
 }
 
-async function* allUtterances(repos: Repositories, sessionId: string): AsyncGenerator<StoredUtterance> {
-  for (let from = 0; ; ) {
-    const page = await repos.transcripts.utterances(sessionId, from, 2000);
-    yield* page;
+/** The utterances from index `first` to `last` (inclusive), in order, a page at a time. */
+async function* allUtterances(repos: Repositories, sessionId: string, first = 0, last = Number.MAX_SAFE_INTEGER): AsyncGenerator<StoredUtterance> {
+  for (let from = first; ; ) {
+    const page = await repos.transcripts.utterances(sessionId, from, Math.min(2000, last - from + 1));
+    for (const u of page) {
+      if (u.position > last) return;
+      yield u;
+    }
     if (page.length < 2000) return;
     from = page[page.length - 1]!.position + 1;
   }
 }
 
-export async function getTranscript(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<TranscriptView>> {
+/** A span of a transcript by utterance index, as Ask's citations give it (`from`/`to`, inclusive). */
+export interface UtteranceRange {
+  from?: number;
+  to?: number;
+}
+
+export async function getTranscript(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string, range: UtteranceRange = {}): Promise<Result<TranscriptView>> {
   const found = await transcriptFor(deps, caller, access, sessionId);
   if (!found.ok) return found;
   const { session, record, campaign } = found.value;
   const base = Date.parse(session.session_date);
   const utterances: TranscriptView["utterances"] = [];
   const lines: string[] = [];
-  for await (const u of allUtterances(deps.records, sessionId)) {
+  for await (const u of allUtterances(deps.records, sessionId, range.from, range.to)) {
     utterances.push({ speaker_label: u.speaker_label, transcript: u.text, start: u.start_s, end: u.end_s, said_at: new Date(base + u.start_s * 1000).toISOString() });
     lines.push(`${u.speaker_label}: ${u.text}`);
   }
@@ -239,7 +249,7 @@ const clock = (seconds: number) => {
   return [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60].map((n) => String(n).padStart(2, "0")).join(":");
 };
 
-export async function getTranscriptMarkdown(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string): Promise<Result<string>> {
+export async function getTranscriptMarkdown(deps: Deps, caller: Caller, access: CampaignAccess, sessionId: string, range: UtteranceRange = {}): Promise<Result<string>> {
   const found = await transcriptFor(deps, caller, access, sessionId);
   if (!found.ok) return found;
   const { session, record, campaign } = found.value;
@@ -262,7 +272,7 @@ export async function getTranscriptMarkdown(deps: Deps, caller: Caller, access: 
     "## Transcript",
     "",
   ];
-  for await (const u of allUtterances(deps.records, sessionId)) parts.push(`**[${clock(u.start_s)}] ${u.speaker_label}:** ${u.text}`, "");
+  for await (const u of allUtterances(deps.records, sessionId, range.from, range.to)) parts.push(`**[${clock(u.start_s)}] ${u.speaker_label}:** ${u.text}`, "");
   return ok(parts.join("\n"));
 }
 

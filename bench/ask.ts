@@ -39,7 +39,8 @@ interface CastPlayer {
   speaker: string;
   player: string;
   character: string;
-  aliases: string[];
+  aliases?: string[];
+  speaker_variants?: string[];
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -94,14 +95,16 @@ async function main() {
       process.stdout.write(`\rimported ${index + 1}/${episodes.length} (${imports.at(-1)!.seconds} s)   `);
     }
     console.log();
-    const cast = JSON.parse(readFileSync(join(ROOT, "bench", "ask", "cast.json"), "utf8")) as { players: CastPlayer[] };
+    // The cast as a game master would enter it: names, aliases, players, speaker links; no descriptions (they would hold answers).
+    const cast = JSON.parse(readFileSync(join(ROOT, "bench", "ask", "cast.json"), "utf8")) as { players: CastPlayer[]; guests: CastPlayer[] };
     const speakers = await deps.records.speakers.list(campaignId);
-    for (const player of cast.players) {
-      const speaker = speakers.find((s) => s.name.toUpperCase() === player.speaker.toUpperCase());
+    for (const player of [...cast.players, ...cast.guests]) {
+      const labels = [player.speaker, ...(player.speaker_variants ?? [])].map((l) => l.toUpperCase());
+      const speaker = speakers.find((s) => labels.includes(s.name.toUpperCase()));
       await call(
         "POST",
         "/v1/characters",
-        { campaign_id: campaignId, character_name: player.character, character_aliases: player.aliases.filter((a) => a !== player.character), player_name: player.player, type: "PC", ...(speaker ? { speaker_id: speaker.id } : {}) },
+        { campaign_id: campaignId, character_name: player.character, character_aliases: (player.aliases ?? []).filter((a) => a !== player.character), player_name: player.player, type: "PC", ...(speaker ? { speaker_id: speaker.id } : {}) },
         key,
       );
     }

@@ -23,6 +23,8 @@ export interface Failure {
   readonly issues?: FieldIssue[];
   /** The OAuth scope a refusal is about (insufficient_scope challenges). */
   readonly scope?: string;
+  /** 429 and 503: when trying again makes sense, in whole seconds (sent as Retry-After). */
+  readonly retryAfterSeconds?: number;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: Failure };
@@ -31,6 +33,12 @@ export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 export const fail = (kind: FailureKind, detail: string, issues?: FieldIssue[]): Result<never> => ({
   ok: false,
   error: issues ? { failure: kind, detail, issues } : { failure: kind, detail },
+});
+
+/** A refusal for now: `retryAfterSeconds` tells when trying again makes sense. */
+export const failLater = (kind: "rate_limited" | "unavailable", detail: string, retryAfterSeconds: number | null): Result<never> => ({
+  ok: false,
+  error: retryAfterSeconds === null ? { failure: kind, detail } : { failure: kind, detail, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
 });
 
 /** A failure raised deep inside a use case (e.g. inside a transaction) so the transaction rolls back. */

@@ -2,7 +2,7 @@
 // directly on the database, or through the running server when it holds the embedded database.
 import { parseArgs } from "node:util";
 import { OPERATIONS } from "../adapters/operations/index.ts";
-import { invoke, type Operation } from "../adapters/operations/operation.ts";
+import { invoke, RawResponse, type Operation } from "../adapters/operations/operation.ts";
 import { STATUS_OF, bodyOf } from "../adapters/shared/failures.ts";
 import { textPieces } from "../adapters/shared/text-stream.ts";
 import type { Caller } from "../domain/identity.ts";
@@ -20,6 +20,8 @@ interface Command {
   inputs(values: Record<string, any>): { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
   /** A file whose bytes are the request body (transcript import). */
   file?(values: Record<string, any>): string;
+  /** The answer is written to stdout as it comes (an export), not printed as JSON. */
+  raw?: boolean;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -119,6 +121,24 @@ const COMMANDS: Record<string, Command> = {
     inputs: (v) => ({ path: { session_id: v.session }, query: v.format ? { format: v.format } : {} }),
     file: (v) => v.file,
   },
+  "campaigns export": {
+    usage: "campaigns export CAMPAIGN_ID > campaign.json",
+    operation: "internalExportCampaign",
+    options: {},
+    required: ["campaign_id"],
+    positional: "campaign_id",
+    inputs: (v) => ({ path: { campaign_id: v.campaign_id } }),
+    raw: true,
+  },
+  "campaigns import": {
+    usage: "campaigns import FILE --owner USER_ID",
+    operation: "internalImportCampaign",
+    options: { owner: { type: "string" } },
+    required: ["file", "owner"],
+    positional: "file",
+    inputs: (v) => ({ query: { owner_id: v.owner } }),
+    file: (v) => v.file,
+  },
   "handouts generate": {
     usage: "handouts generate --session SESSION_ID",
     operation: "internalGenerateHandout",
@@ -162,12 +182,30 @@ async function runDirect(config: Config, operation: Operation, inputs: ReturnTyp
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
-    const deps = buildDeps(database.db, log, imageServices(config));
+    const deps = buildDeps(database.db, log, imageServices(config), config);
     const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
-    return await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
+    const result = await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
+    // A streamed answer is read while the database is still open.
+    if (result.ok && result.value instanceof RawResponse) {
+      await writeRaw(result.value.body);
+      return { ok: true as const, value: RAW_WRITTEN };
+    }
+    return result;
   } finally {
     await database.close();
   }
+}
+
+const RAW_WRITTEN = Symbol("written to stdout");
+
+async function writeRaw(body: RawResponse["body"] | ReadableStream<Uint8Array>) {
+  const out = Bun.stdout.writer();
+  if (typeof body === "string" || body instanceof Uint8Array) out.write(body);
+  else for await (const piece of body as AsyncIterable<string | Uint8Array>) {
+    out.write(piece);
+    await out.flush();
+  }
+  await out.flush();
 }
 
 async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>, file?: string) {
@@ -179,6 +217,10 @@ async function runRemote(baseUrl: string, adminKey: string, operation: Operation
     headers: { "x-api-key": adminKey, "content-type": file ? contentTypeOf(file) : "application/json" },
     body: file ? Bun.file(file) : inputs.body ? JSON.stringify(inputs.body) : undefined,
   });
+  if (response.ok && operation.http!.method === "GET" && response.headers.get("content-disposition")) {
+    await writeRaw(response.body!);
+    return { status: response.status, body: RAW_WRITTEN };
+  }
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
@@ -230,7 +272,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     console.error(`error ${status}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
     return 1;
   }
-  console.log(JSON.stringify(body ?? { done: true }, null, 2));
+  if (body !== RAW_WRITTEN) console.log(JSON.stringify(body ?? { done: true }, null, 2));
   return 0;
 }
 

@@ -19,6 +19,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** Gemini for answers and embeddings; without a key the service answers offline. */
   gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
+  /** Ask's token budgets per user (prompt + answer tokens), per calendar month and hour, UTC. */
+  ask: { monthlyTokens: number; hourlyTokens: number };
   images: ImageConfig;
   /** Issue 14: how long the change feed keeps changes, and how webhooks are delivered. */
   changeRetentionDays: number;
@@ -30,6 +32,8 @@ export interface ImageConfig {
   maxPixels: number;
   uploadExpirySeconds: number;
   monthlyGenerations: number;
+  /** How often the worker deletes objects nobody can reach any more. */
+  sweepSeconds: number;
   /** The Gemini model that draws images (GEMINI_IMAGE_MODEL). */
   model: string;
   /** Null: the local folder under DATA_DIR/media. */
@@ -67,11 +71,14 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "WEBHOOK_RETRY_BASE_MS", default: "1000", meaning: "First retry delay of a failed webhook delivery in milliseconds (10–3600000); doubled per failure." },
   { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "How long a webhook receiver may take to answer, in milliseconds (100–60000)." },
   { name: "GEMINI_BASE_URL", default: "https://generativelanguage.googleapis.com", meaning: "http(s) address of the Gemini API or a compatible proxy, without the version path (the client adds /v1beta)." },
+  { name: "ASK_MONTHLY_TOKENS", default: "5000000", meaning: "Ask tokens (prompt + answer, counted with o200k_base) each user may use per calendar month, UTC (1–1,000,000,000)." },
+  { name: "ASK_HOURLY_TOKENS", default: "500000", meaning: "Ask tokens each user may use per clock hour, UTC (1–1,000,000,000)." },
   { name: "GEMINI_IMAGE_MODEL", default: "gemini-2.5-flash-image", meaning: "Gemini model that draws images for POST /v1/images/generate (needs GEMINI_API_KEY; without one, generation answers 503)." },
   { name: "IMAGE_MAX_BYTES", default: "20971520", meaning: "Largest image upload in bytes (20 MiB); the local store stops a larger PUT while it streams." },
   { name: "IMAGE_MAX_PIXELS", default: "40000000", meaning: "Largest image in pixels (width × height, all frames); larger ones are refused before they are decoded." },
   { name: "IMAGE_UPLOAD_EXPIRY_SECONDS", default: "900", meaning: "How long an upload URL stays valid (60–86400); uploads never completed are deleted a little after." },
   { name: "IMAGE_MONTHLY_QUOTA", default: "25", meaning: "Image generations per campaign owner's account per calendar month (UTC)." },
+  { name: "IMAGE_SWEEP_SECONDS", default: "60", meaning: "How often the worker deletes images of deleted records and campaigns, and uploads never completed (1–86400)." },
   { name: "S3_BUCKET", default: "(unset)", meaning: "When set, images live in this S3 bucket instead of DATA_DIR/media; clients PUT straight to it." },
   { name: "S3_ENDPOINT", default: "(unset)", meaning: "http(s) address of an S3-compatible service (MinIO, R2, …); unset means AWS S3 in S3_REGION." },
   { name: "S3_REGION", default: "us-east-1", meaning: "Region of the bucket." },
@@ -128,6 +135,10 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   if (typeof corsOrigins === "object" && "error" in corsOrigins) throw new ConfigError(corsOrigins.error);
 
   const gemini = parseGemini(get);
+  const ask = {
+    monthlyTokens: get("ASK_MONTHLY_TOKENS") === undefined ? 5_000_000 : integerIn("ASK_MONTHLY_TOKENS", get("ASK_MONTHLY_TOKENS")!, 1, 1_000_000_000),
+    hourlyTokens: get("ASK_HOURLY_TOKENS") === undefined ? 500_000 : integerIn("ASK_HOURLY_TOKENS", get("ASK_HOURLY_TOKENS")!, 1, 1_000_000_000),
+  };
   const images = parseImages(get);
 
   const limit = (name: string, fallback: number, min: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, 1_000_000));
@@ -159,6 +170,7 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     corsOrigins,
     rateLimits,
     gemini,
+    ask,
     images,
     changeRetentionDays: numberOr("CHANGE_RETENTION_DAYS", 30, 1, 3650),
     webhooks,
@@ -198,6 +210,7 @@ function parseImages(get: (name: string) => string | undefined): ImageConfig {
     maxPixels: number("IMAGE_MAX_PIXELS", 40_000_000, 1, 268_402_689),
     uploadExpirySeconds: number("IMAGE_UPLOAD_EXPIRY_SECONDS", 900, 60, 86_400),
     monthlyGenerations: number("IMAGE_MONTHLY_QUOTA", 25, 0, 1_000_000),
+    sweepSeconds: number("IMAGE_SWEEP_SECONDS", 60, 1, 86_400),
     s3,
   };
 }

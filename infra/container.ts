@@ -5,9 +5,11 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
-import { apiKeyMinter, jsonLogger, systemClock, uuidV7 } from "../adapters/system/system.ts";
+import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
+import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
+import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
 import { S3BlobStore } from "../adapters/blobs/s3.ts";
@@ -64,9 +66,28 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   };
 }
 
+/** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */
+function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageModel {
+  let model: Promise<LanguageModel> | null = null;
+  const load = () =>
+    (model ??= import("../adapters/ai/gemini.ts").then(
+      ({ GeminiLanguageModel }) => new GeminiLanguageModel({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
+    ));
+  return {
+    name: gemini.model,
+    generate: async (request: GenerateRequest) => (await load()).generate(request),
+    async *stream(request: GenerateRequest) {
+      yield* (await load()).stream(request);
+    },
+  };
+}
+
+/** What buildDeps reads of the configuration (tests pass only what they change). */
+export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
+
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
-  const { s3, model, ...settings } = config.images;
+  const { s3, model, sweepSeconds, ...settings } = config.images;
   const store = s3
     ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
     : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
@@ -80,7 +101,8 @@ const scratchImageServices = (): ImageServices => {
 };
 
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
-export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices()): Deps {
+export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), config: DepsConfig = {}): Deps {
+  const gemini = config.gemini?.apiKey ? config.gemini : null;
   return {
     records: sqlRecordStore(db),
     clock: systemClock,
@@ -92,6 +114,12 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     cards: sharpCardRenderer,
     images,
     retriever: sqlRetriever(db),
+    ask: {
+      model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
+      tokens: o200kTokenCounter,
+      limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
+    },
+    digests: sha256Digests,
   };
 }
 

@@ -50,10 +50,10 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const log = loggerFor(config);
   const database = await openDatabase(config, log, { lockPort: config.port });
-  const deps = buildDeps(database.db, log, imageServices(config));
+  const deps = buildDeps(database.db, log, imageServices(config), config);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
-    const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays });
+    const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
     const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
     rateLimiter.start();

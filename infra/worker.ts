@@ -2,6 +2,7 @@
 // queued by other instances (or left behind by a crashed one).
 import { pruneChanges } from "../application/changes.ts";
 import { runNextTask } from "../application/maintenance.ts";
+import { sweepImages } from "../application/images.ts";
 import type { Deps } from "../application/deps.ts";
 
 export interface Worker {
@@ -12,7 +13,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -45,6 +46,22 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     );
   const firstPrune = setTimeout(prune, 10_000);
   const pruning = setInterval(prune, PRUNE_EVERY_MS);
+  // Images: objects of uploads never completed, and of records or campaigns deleted since, are
+  // deleted here (any instance may; deleting twice is harmless). One sweep at a time.
+  let sweeping: Promise<void> | null = null;
+  const sweep = () => {
+    if (stopped || sweeping) return;
+    sweeping = (async () => {
+      try {
+        while (!stopped && (await sweepImages(deps)) > 0);
+      } catch (error) {
+        deps.log.error("image sweep failed", { error: (error as Error).message });
+      }
+    })().finally(() => {
+      sweeping = null;
+    });
+  };
+  const sweepTimer = setInterval(sweep, options.imageSweepMs ?? 60_000);
   return {
     wake,
     stop: async () => {
@@ -52,7 +69,9 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(timer);
       clearTimeout(firstPrune);
       clearInterval(pruning);
+      clearInterval(sweepTimer);
       await running;
+      await sweeping;
     },
   };
 }

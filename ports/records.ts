@@ -16,10 +16,12 @@ export type * from "./records/moments.ts";
 export type * from "./records/recaps.ts";
 export type * from "./records/owners.ts";
 export type * from "./records/ask.ts";
+export type * from "./records/ask-usage.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
 export type * from "./records/oauth.ts";
 export type * from "./records/images.ts";
+export type * from "./records/portability.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row
@@ -27,6 +29,8 @@ export type * from "./records/images.ts";
  * first thing in its transaction, so concurrent changes never overwrite each other and updates
  * and deletes of one record take their locks in the same order.
  */
+import type { PortabilityStore } from "./records/portability.ts";
+
 export interface ReadOptions {
   lock?: boolean;
 }
@@ -52,6 +56,8 @@ export interface StoreHealth {
 
 export interface RecordStore extends Repositories {
   readonly backend: string;
+  /** Whole-campaign export and import (issue 14): reads one snapshot, writes one transaction. */
+  portable: PortabilityStore;
   /**
    * Runs `work` atomically: every write inside commits together or not at all. When `work` returns
    * a failed Result (`{ ok: false }`), its writes are rolled back and that result returned, so a

@@ -29,3 +29,8 @@ export interface Logger {
 export interface TaskSignal {
   wake(): void;
 }
+
+/** An incremental SHA-256 (the export's checksum over text streamed piece by piece). */
+export interface Digests {
+  sha256(): { update(text: string): void; hex(): string };
+}

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
-import { invoke, RawResponse, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
+import { EventStream, invoke, RawResponse, rawBodyStream, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
@@ -44,16 +44,43 @@ export const jsonResponse = (status: number, body: unknown, headers: Record<stri
   new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 
 export const failureResponse = (failure: Failure, headers: Record<string, string> = {}) => {
-  const extra =
+  let extra =
     failure.failure === "unauthorized"
       ? { "www-authenticate": "Bearer", ...headers }
       : failure.scope
         ? { "www-authenticate": `Bearer error="insufficient_scope", scope="${failure.scope}"`, ...headers }
         : headers;
+  if (failure.retryAfterSeconds !== undefined) extra = { "retry-after": String(failure.retryAfterSeconds), ...extra };
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
 
 export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
+
+/**
+ * Server-Sent Events: each value as one `data:` line of JSON. The values are produced as the client
+ * reads; a client that goes away cancels the stream, which aborts the producer's signal.
+ */
+export function eventStreamResponse(status: number, answer: EventStream): Response {
+  const encoder = new TextEncoder();
+  const stop = new AbortController();
+  let events: AsyncIterator<unknown> | null = null;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      events ??= answer.events(stop.signal)[Symbol.asyncIterator]();
+      const next = await events.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+    },
+    async cancel(reason) {
+      stop.abort(reason);
+      await events?.return?.();
+    },
+  });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", ...answer.headers },
+  });
+}
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
@@ -159,14 +186,16 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
           body = read.body;
         }
         const stream = operation.http!.rawBody && request.body ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") } : undefined;
-        result = await invoke(operation, { ...context, stream }, credentials, { path: pathInput, query, body });
+        result = await invoke(operation, { ...context, stream, eventStreams: true }, credentials, { path: pathInput, query, body });
       } catch (error) {
         if (error instanceof BodyRejected) return error.response();
         throw error;
       }
       if (!result.ok) return failureResponse(result.error);
       if (operation.http!.status === 204) return new Response(null, { status: 204 });
-      if (result.value instanceof RawResponse) return new Response(result.value.body as BodyInit, { status: operation.http!.status, headers: { "content-type": result.value.contentType } });
+      if (result.value instanceof EventStream) return eventStreamResponse(operation.http!.status, result.value);
+      if (result.value instanceof RawResponse)
+        return new Response(rawBodyStream(result.value.body) as BodyInit, { status: operation.http!.status, headers: { ...result.value.headers, "content-type": result.value.contentType } });
       return jsonResponse(operation.http!.status, result.value);
     };
   };

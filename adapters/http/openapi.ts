@@ -39,8 +39,15 @@ export function openApiDocument(operations: readonly Operation[], info: ServiceI
       const responses: Json = {
         [status]: status === 204 || !operation.output
           ? { description: status === 204 ? "Done; no content" : "Success" }
-          : { description: "Success", content: { "application/json": { schema: publish(operation.output) } } },
+          : {
+              description: operation.http!.eventStream ? "Success: JSON, or Server-Sent Events when streaming was asked for (each event's data one JSON value)" : "Success",
+              content: {
+                "application/json": { schema: publish(operation.output) },
+                ...(operation.http!.eventStream ? { "text/event-stream": { schema: publish(operation.http!.eventStream) } } : {}),
+              },
+            },
       };
+      for (const { status: refused, description } of operation.http!.documents ?? []) responses[refused] = errorResponse(publish, description);
       if (operation.access.auth !== "none") {
         responses["401"] = errorResponse(publish, "Missing or invalid API key");
         if (operation.access.auth === "campaign" || operation.http?.documents403) responses["403"] = errorResponse(publish, "No access to this campaign at the level needed");

@@ -94,7 +94,7 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
         return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }] };
       }
       if (result.value instanceof RawResponse)
-        return { content: [{ type: "text", text: typeof result.value.body === "string" ? result.value.body : `(${result.value.contentType}, ${result.value.body.length} bytes)` }] };
+        return { content: [{ type: "text", text: typeof result.value.body === "string" ? result.value.body : `(${result.value.contentType}${result.value.body instanceof Uint8Array ? `, ${result.value.body.length} bytes` : ", streamed: REST only"})` }] };
       const value = result.value ?? { success: true };
       return {
         content: [{ type: "text", text: JSON.stringify(value) }],

@@ -31,6 +31,8 @@ export interface BaseContext {
   info: ServiceInfo;
   /** The raw request body, for operations that stream it (`http.rawBody`). */
   stream?: { pieces: AsyncIterable<string>; contentType: string | null };
+  /** The transport can send an `EventStream` answer (HTTP); MCP answers whole results only. */
+  eventStreams?: boolean;
 }
 
 /** The context `invoke()` builds from the declaration: a caller unless `auth: "none"`, the resolved access when campaign-scoped. */
@@ -44,12 +46,46 @@ export interface OperationContext extends BaseContext {
   access?: CampaignAccess;
 }
 
-/** A non-JSON answer (markdown, an image): sent as is by HTTP, as text by MCP. */
+/**
+ * An answer sent as Server-Sent Events (HTTP only: see `BaseContext.eventStreams`): each event's
+ * `data:` is one JSON value. `events` stops when `signal` aborts (the client went away).
+ */
+export class EventStream {
+  constructor(
+    readonly events: (signal: AbortSignal) => AsyncIterable<unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** A non-JSON answer (markdown, an image, a streamed export): sent as is by HTTP, as text by MCP. */
 export class RawResponse {
   constructor(
     readonly contentType: string,
-    readonly body: string | Uint8Array,
+    /** Pieces are streamed (an export): sent as they come, never held whole. */
+    readonly body: string | Uint8Array | AsyncIterable<string | Uint8Array>,
+    readonly headers: Record<string, string> = {},
   ) {}
+}
+
+/** A raw answer's body as bytes pulled on demand (back-pressure reaches the producer). */
+export function rawBodyStream(body: RawResponse["body"]): string | Uint8Array | ReadableStream<Uint8Array> {
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  const encoder = new TextEncoder();
+  const iterator = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }
 
 export type InputPart = "path" | "query" | "body";
@@ -64,7 +100,7 @@ export type InputOf<I extends InputSchemas> = {
 };
 
 /** What `run` must answer: the output schema's static type (or a raw answer), nothing (204) when there is none. */
-export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse : null | RawResponse;
+export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse | EventStream : null | RawResponse;
 
 /** OAuth scopes (DESIGN 7), declared per operation and enforced by `invoke()` for OAuth tokens (API keys carry full access). */
 export { OAUTH_SCOPES, type OAuthScope } from "../../domain/oauth.ts";
@@ -108,6 +144,10 @@ export interface HttpBinding {
   aliases?: (string | HttpAlias)[];
   /** Publishes a 403 the access declaration does not imply (kept so the published document does not change). */
   documents403?: boolean;
+  /** Answers Server-Sent Events when asked to (an `EventStream`): each event's data is this schema. */
+  eventStream?: TSchema;
+  /** Refusals the generic ones do not cover (e.g. 429 when a budget is used up), published with the operation. */
+  documents?: { status: number; description: string }[];
 }
 
 /** The same operation under another method (and path), documented as its own OpenAPI operation. */
@@ -501,6 +541,11 @@ export function decodeInputs(operation: Operation, raw: Partial<Record<InputPart
     if (deep !== null) {
       issues.push({ type: "json_too_deep", loc: [part, deep], msg: `Input nests deeper than ${MAX_INPUT_DEPTH} levels`, input: null });
       continue;
+    }
+    // A required field whose schema says how its absence is refused (`x-missing`): 400 with that detail.
+    for (const name of schema.required ?? []) {
+      const missing = (schema.properties[name] as { "x-missing"?: string } | undefined)?.["x-missing"];
+      if (missing && given[name] === undefined) return fail("bad_request", missing);
     }
     let value: unknown = Value.Default(schema, Value.Clone(withCanonicalSpellings(schema, withIdAliases(schema, given))));
     if (part !== "body") value = coerceStrings(schema, value as Record<string, unknown>);

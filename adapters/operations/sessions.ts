@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import * as sessions from "../../application/sessions.ts";
 import * as transcripts from "../../application/transcripts.ts";
-import { ok } from "../../domain/errors.ts";
+import { fail, ok } from "../../domain/errors.ts";
 import { BODY_LIMITS, defineOperation, defineOperations, RawResponse } from "./operation.ts";
 import { Beat } from "./beats.ts";
 import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, Defaulted } from "./common.ts";
@@ -90,7 +90,11 @@ export const Transcript = Type.Object(
   { title: "Transcript" },
 );
 
-export const TranscriptQuery = Type.Object({ format: Type.Optional(literals(["json", "markdown"] as const)) });
+export const TranscriptQuery = Type.Object({
+  format: Type.Optional(literals(["json", "markdown"] as const)),
+  from: Type.Optional(Type.Integer({ minimum: 0, description: "First utterance to return, by index from 0 (as Ask's citations give it)" })),
+  to: Type.Optional(Type.Integer({ minimum: 0, description: "Last utterance to return, inclusive" })),
+});
 
 export const CastAnalysis = Type.Object(
   {
@@ -196,7 +200,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
   defineOperation({
     id: "getSessionTranscript",
     summary: "Get a session's transcript",
-    description: "The cleaned transcript: metadata, utterances with start/end seconds and said_at times, the full text and statistics. format=markdown answers text/markdown.",
+    description: "The cleaned transcript: metadata, utterances with start/end seconds and said_at times, the full text and statistics. from/to (utterance indexes from 0, inclusive, as Ask citations give them) return only that span; statistics stay the whole transcript's. format=markdown answers text/markdown.",
     tag: "Sessions",
     access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
     http: { method: "GET", path: "/v1/sessions/{session_id}/transcript", status: 200 },
@@ -204,8 +208,11 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     input: { path: SessionIdPath, query: TranscriptQuery },
     output: Transcript,
     run: async ({ deps, caller, access }, { path, query }) => {
-      if (query.format !== "markdown") return transcripts.getTranscript(deps, caller, access, path.session_id);
-      const markdown = await transcripts.getTranscriptMarkdown(deps, caller, access, path.session_id);
+      if (query.from !== undefined && query.to !== undefined && query.from > query.to)
+        return fail("invalid", "from must not be after to", [{ type: "value_error", loc: ["query", "to"], msg: "to must be at least from", input: query.to }]);
+      const range = { from: query.from, to: query.to };
+      if (query.format !== "markdown") return transcripts.getTranscript(deps, caller, access, path.session_id, range);
+      const markdown = await transcripts.getTranscriptMarkdown(deps, caller, access, path.session_id, range);
       return markdown.ok ? ok(new RawResponse("text/markdown; charset=utf-8", markdown.value)) : markdown;
     },
   }),

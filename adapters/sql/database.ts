@@ -24,6 +24,8 @@ export interface TransactionOptions {
    * transaction; pass false for work that cannot run twice (it consumes a stream).
    */
   retry?: boolean;
+  /** One consistent snapshot for every read (repeatable read, read only): an export. */
+  snapshot?: boolean;
 }
 
 export interface SqlDatabase extends SqlExecutor {
@@ -53,7 +55,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
   const transaction = async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
     const actor = currentActor();
     const once = async () =>
-      (await sql.begin(async (tx) => {
+      (await sql.begin(options.snapshot ? "isolation level repeatable read read only" : "", async (tx) => {
         // Sent ahead of the work's first query on the same connection: no round trip of its own.
         const setting = actor ? tx.unsafe(SET_ACTOR, [actor]).execute() : null;
         const result = await work(executorOf(tx));
@@ -118,8 +120,9 @@ export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
     (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
   };
   // One connection runs one transaction at a time: nothing to collide with, nothing to retry.
-  const transaction = <T>(work: (tx: SqlExecutor) => Promise<T>) =>
+  const transaction = <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) =>
     db.transaction(async (tx) => {
+      if (options.snapshot) await tx.query(`set transaction isolation level repeatable read, read only`);
       const actor = currentActor();
       if (actor) await tx.query(SET_ACTOR, [actor]);
       return work(executorOf(tx));

@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import type { RecordStore, Repositories } from "../../ports/records.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
 import { migrationStatus } from "./migrate.ts";
+import { portability } from "./portability.ts";
 
 /** What one SQL file registers: some of the store's repositories, each made on a connection or a transaction. */
 export type SqlRepositories = { [Name in keyof Repositories]?: (db: SqlExecutor) => Repositories[Name] };
@@ -43,6 +44,7 @@ export function sqlRecordStore(db: SqlDatabase): RecordStore {
   return {
     backend: db.backend,
     ...repositoriesOn(db),
+    portable: portability(db),
     withTransaction: async (work, options) => {
       try {
         return await db.transaction(async (tx) => {

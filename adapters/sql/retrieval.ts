@@ -26,7 +26,7 @@ const INDEXERS: [string, string][] = [
   ["journal_entries", "ask_index_journal"],
 ];
 
-async function indexTranscript(db: SqlExecutor, sessionId: string, window = WINDOW): Promise<number> {
+export async function indexTranscript(db: SqlExecutor, sessionId: string, window = WINDOW): Promise<number> {
   await db.query(`delete from ask_passages where kind = 'transcript' and source_id = $1`, [sessionId]);
   // Windows start every `stride` utterances; the last one reaches the end. The title stays empty:
   // the session's current title is read with the passage, so a renamed session needs no reindex.
@@ -68,7 +68,12 @@ export interface RetrieverOptions {
   embedder?: Embedder | null;
   /** Candidates BM25 hands to the second stage. */
   candidates?: number;
+  /** Ranking weights (tuned on bench/ask); the defaults are what the benchmark recorded. */
+  weights?: Partial<typeof WEIGHTS>;
 }
+
+/** Boosts, as shares of the best lexical score of the query. */
+export const WEIGHTS = { entity: 0.5, link: 0.15, speaker: 0.1, hint: 0.6, k1: 0.9, b: 0.75, minLength: 0, coverage: 0, feedback: 0, feedbackDocs: 5, feedbackTerms: 10, perSession: 0 };
 
 /** Words of the question as the index stores them (English stems, no stop words), with the names it mentions. */
 interface Analysis {
@@ -88,21 +93,19 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
     `with qv as (select to_tsvector('english', $2) as v),
           -- Words of the question a misspelled name may hide in.
           words as (select distinct w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) w where length(w) >= 5),
-          named as (
-            select c.id, coalesce(sp.name, '') as speaker, c.character_name as name from characters c left join speakers sp on sp.id = c.speaker_id
-              where c.campaign_id = $1
-                and exists (select 1 from qv, unnest(array[c.character_name] || ask_json_list(c.character_aliases)) n
-                            where (qv.v @@ phraseto_tsquery('english', n)) or exists (select 1 from words w, unnest(regexp_split_to_array(lower(n), '[^[:alnum:]]+')) nw
-                                  where length(nw) >= 5 and length(w.w) >= 5 and similarity(w.w, nw) >= 0.4))
+          names as (
+            select c.id, coalesce(sp.name, '') as speaker, n from characters c left join speakers sp on sp.id = c.speaker_id,
+                   unnest(array[c.character_name, c.player_name] || ask_json_list(c.character_aliases)) n where c.campaign_id = $1 and n <> ''
             union all
-            select e.id, '', e.name from entities e
-              where e.campaign_id = $1
-                and exists (select 1 from qv, unnest(array[e.name] || ask_json_list(e.aliases)) n
-                            where (qv.v @@ phraseto_tsquery('english', n)) or exists (select 1 from words w, unnest(regexp_split_to_array(lower(n), '[^[:alnum:]]+')) nw
-                                  where length(nw) >= 5 and length(w.w) >= 5 and similarity(w.w, nw) >= 0.4))),
+            select e.id, '', n from entities e, unnest(array[e.name] || ask_json_list(e.aliases)) n where e.campaign_id = $1),
+          exact as (select distinct names.id, names.speaker from names, qv where qv.v @@ phraseto_tsquery('english', names.n)),
+          -- A word of the question that is not a name but looks like one: a misspelling ("Kragamer").
+          fuzzy as (select distinct names.id, names.speaker, nw from names, unnest(regexp_split_to_array(lower(names.n), '[^[:alnum:]]+')) nw, words w
+                    where length(nw) >= 5 and w.w <> nw and similarity(w.w, nw) >= 0.4),
+          named as (select id, speaker from exact union select id, speaker from fuzzy),
           ordered as (select id, row_number() over (${SESSION_ORDER}) as number, count(*) over () as total from sessions where campaign_id = $1)
      select (select coalesce(array_agg(distinct lexeme), '{}') from qv, unnest(qv.v)) as terms,
-            (select coalesce(array_agg(distinct t), '{}') from named, unnest(tsvector_to_array(to_tsvector('english', named.name))) t) as name_terms,
+            (select coalesce(array_agg(distinct t), '{}') from fuzzy, unnest(tsvector_to_array(to_tsvector('english', fuzzy.nw))) t) as name_terms,
             (select coalesce(array_agg(id), '{}') from named) as entity_ids,
             (select coalesce(array_agg(distinct speaker), '{}') from named where speaker <> '') as speakers,
             (select coalesce(array_agg(id), '{}') from ordered
@@ -124,12 +127,10 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
   };
 }
 
-const K1 = 1.2;
-const B = 0.75;
-
 export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): Retriever {
-  const candidates = options.candidates ?? 60;
+  const candidates = options.candidates ?? 30;
   const embedder = options.embedder ?? null;
+  const weights = { ...WEIGHTS, ...options.weights };
 
   async function lexical(query: RetrievalQuery, a: Analysis): Promise<Row[]> {
     if (!a.terms.length && !a.hintedSessions.length) return [];
@@ -154,14 +155,22 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
                     from q cross join stats st left join df using (term)),
             total as (select greatest(sum(w), 1e-6) as w from idf),
             scored as (
-              select h.passage_id, sum(i.w * h.tf * ${K1 + 1} / (h.tf + ${K1} * (${1 - B} + ${B} * h.len / st.avglen))) as score,
+              select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
                      sum(i.w) / max(tot.w) as coverage
               from hits h join idf i using (term) cross join stats st cross join total tot
               group by h.passage_id order by score desc limit $7),
+            -- A question naming a session ("session 8", "last session") reads that session's best matches too, and its record.
+            hinted_scored as (
+              select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
+                     sum(i.w) / max(tot.w) as coverage
+              from hits h join idf i using (term) cross join stats st cross join total tot
+              where cardinality($4::text[]) > 0 and h.passage_id in (select id from ask_passages where campaign_id = $1 and session_id = any($4::text[]))
+              group by h.passage_id order by score desc limit 10),
             hinted as (
               select p.id as passage_id, 0::real as score, 0::real as coverage from ask_passages p
               where p.campaign_id = $1 and p.session_id = any($4::text[]) and p.kind in ('session', 'beat', 'moment')
-                and not exists (select 1 from blocked b where b.id = p.id)),
+                and not exists (select 1 from blocked b where b.id = p.id)
+              union all select * from hinted_scored),
             picked as (select passage_id, max(score) as score, max(coverage) as coverage from (select * from scored union all select * from hinted) x group by passage_id)
        select p.id, p.kind, p.source_id, coalesce(nullif(p.title, ''), s.title, '') as title, p.body, p.session_id, p.speakers,
               p.utterance_start, p.utterance_end, p.start_s, p.end_s, picked.score, picked.coverage,
@@ -177,13 +186,33 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
   }
 
   function boosted(row: Row, best: number): number {
-    let score = Number(row.score);
+    let score = Number(row.score) * Math.pow(Math.max(Number(row.coverage), 1e-3), weights.coverage);
     // Boosts are shares of the best lexical score, so they mean the same in every campaign.
-    if (row.is_entity) score += 0.5 * best;
-    if (row.links_entity) score += 0.15 * best;
-    if (row.spoken_by_entity) score += 0.1 * best;
-    if (row.hinted_session) score += 0.6 * best;
+    if (row.is_entity) score += weights.entity * best;
+    if (row.links_entity) score += weights.link * best;
+    if (row.spoken_by_entity) score += weights.speaker * best;
+    if (row.hinted_session) score += weights.hint * best;
     return score;
+  }
+
+  function rank(rows: Row[]) {
+    const best = Math.max(...rows.map((row) => Number(row.score)), 1e-6);
+    return rows.map((row) => ({ row, score: boosted(row, best) })).sort((x, y) => y.score - x.score || Number(x.row.id) - Number(y.row.id));
+  }
+
+  async function feedbackTerms(campaignId: string, ids: string[], known: string[]): Promise<{ term: string; weight: number }[]> {
+    const rows = await db.query(
+      `with fb as (select unnest($2::bigint[]) as id),
+            cand as (select t.term, count(*) as docs, sum(t.tf / t.len) as w from ask_terms t join fb on t.passage_id = fb.id
+                     where t.campaign_id = $1 and not (t.term = any($3::text[])) and length(t.term) > 2
+                     group by t.term having count(*) >= 2 order by w desc limit 30),
+            n as (select count(*)::real as n from ask_passages where campaign_id = $1),
+            df as (select c.term, c.w, (select count(*) from (select 1 from ask_terms a where a.campaign_id = $1 and a.term = c.term limit 2000) x)::real as df from cand c)
+       select term, w * ln(1 + (n.n - df + 0.5) / (df + 0.5)) as score from df, n order by score desc limit $4`,
+      [campaignId, ids, known, weights.feedbackTerms],
+    );
+    const top = Math.max(...rows.map((row) => Number(row.score)), 1e-6);
+    return rows.map((row) => ({ term: str(row.term), weight: (weights.feedback * Number(row.score)) / top }));
   }
 
   async function dense(query: RetrievalQuery, rows: Row[], signal?: AbortSignal): Promise<string[]> {
@@ -200,17 +229,34 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
   return {
     async retrieve(query) {
       const analysis = await analyse(db, query);
-      const rows = await lexical(query, analysis);
+      let rows = await lexical(query, analysis);
       if (!rows.length) return [];
-      const best = Math.max(...rows.map((row) => Number(row.score)), 1e-6);
-      const ranked = rows.map((row) => ({ row, score: boosted(row, best) })).sort((x, y) => y.score - x.score || Number(x.row.id) - Number(y.row.id));
+      let ranked = rank(rows);
+      if (weights.feedback > 0) {
+        // Pseudo-relevance feedback: words the best passages share, added to the question with a low
+        // weight, find passages that answer it in other words.
+        const expansion = await feedbackTerms(query.campaignId, ranked.slice(0, weights.feedbackDocs).map((x) => String(x.row.id)), analysis.terms);
+        if (expansion.length) {
+          rows = await lexical(query, { ...analysis, terms: [...analysis.terms, ...expansion.map((e) => e.term)], weights: [...analysis.weights, ...expansion.map((e) => e.weight)] });
+          ranked = rank(rows);
+        }
+      }
       let order = ranked;
       const denseOrder = await dense(query, rows, query.signal);
       if (denseOrder.length) {
         const fused = reciprocalRankFusion([ranked.map((x) => String(x.row.id)), denseOrder]);
         order = [...ranked].sort((x, y) => (fused.get(String(y.row.id)) ?? 0) - (fused.get(String(x.row.id)) ?? 0));
       }
-      return order.slice(0, query.limit).map(({ row, score }) => toPassage(row, score));
+      // Overlapping windows of one transcript say the same thing twice: the better one stands for both.
+      const kept: typeof order = [];
+      for (const candidate of order) {
+        if (kept.length >= query.limit) break;
+        const r = candidate.row;
+        const overlaps = r.kind === "transcript" && kept.some((k) => k.row.kind === "transcript" && k.row.source_id === r.source_id && Number(k.row.utterance_start) <= Number(r.utterance_end) && Number(r.utterance_start) <= Number(k.row.utterance_end));
+        const sameSession = weights.perSession > 0 && r.session_id !== null ? kept.filter((k) => k.row.session_id === r.session_id).length : 0;
+        if (!overlaps && (weights.perSession === 0 || sameSession < weights.perSession)) kept.push(candidate);
+      }
+      return kept.map(({ row, score }) => toPassage(row, score));
     },
     async indexPending(campaignId, signal) {
       if (!embedder) return 0;

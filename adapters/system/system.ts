@@ -1,10 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import { API_KEY_PREFIX } from "../../domain/identity.ts";
-import type { Clock, IdGenerator, KeyMinter, Logger } from "../../ports/system.ts";
+import type { Digests, Clock, IdGenerator, KeyMinter, Logger } from "../../ports/system.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 
 /** UUIDv7 (RFC 9562): 48-bit millisecond time, then randomness; sorts by creation time. */
+export const sha256Digests: Digests = {
+  sha256() {
+    const hasher = new Bun.CryptoHasher("sha256");
+    return { update: (text) => void hasher.update(text), hex: () => hasher.digest("hex") };
+  },
+};
+
 export const uuidV7: IdGenerator = {
   next() {
     const bytes = randomBytes(16);

@@ -113,6 +113,11 @@ await forEachBackend("Ask retrieval", (backend) => {
     // "what did Vex'ahlia say": Laura's window outranks the other windows of the same words.
     const [spoken] = (await ask("what did Vex'ahlia say about the torchlight and the stone?", { limit: 10 })).filter((p) => p.kind === "transcript");
     expect(spoken!.transcript!.speakers).toContain("LAURA");
+    // Overlapping windows of one transcript are never both returned.
+    const windows = (await ask("torchlight flickers over wet stone", { limit: 10 })).filter((p) => p.kind === "transcript").map((p) => p.transcript!);
+    expect(windows.length).toBeGreaterThan(1);
+    for (const [i, a] of windows.entries())
+      for (const b of windows.slice(i + 1)) expect(a.session_id !== b.session_id || a.utterance_end < b.utterance_start || b.utterance_end < a.utterance_start).toBe(true);
     // Re-importing replaces the windows.
     await importPlain(sessions[1]!, ["MATT: Nothing happens at all."]);
     expect((await ask("bridge trapped Trinket")).filter((p) => p.kind === "transcript")).toEqual([]);

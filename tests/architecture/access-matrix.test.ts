@@ -31,7 +31,7 @@ const NOT_FIRST_PARTY = "This route needs a first-party key with the product_wri
 
 const SYSTEM_PATHS = new Set(["/health", "/health/database", "/", "/v1"]);
 /** Any valid key, no campaign: the caller's own campaigns and profile. */
-const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser", "listMyGrants", "revokeMyGrant"]);
+const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser", "getAskQuota", "listMyGrants", "revokeMyGrant"]);
 /** Levels the documents name; otherwise reads need read and every change needs write. */
 const DOCUMENTED_LEVEL: Record<string, Level> = {
   updateCampaign: "manage",
@@ -41,6 +41,8 @@ const DOCUMENTED_LEVEL: Record<string, Level> = {
   deleteJournal: "read",
   // A task of a campaign is readable by the campaign's readers.
   getTask: "read",
+  // Asking reads the campaign (a POST for its body); gm_permissions and asker_id are checked in the use case.
+  askCampaign: "read",
 };
 /** Entries a caller may not see are "not found", whoever asks (docs/decisions.md, journals). */
 const HIDDEN: Record<string, string> = { getJournal: "Journal entry not found", updateJournal: "Journal entry not found", deleteJournal: "Journal entry not found" };
@@ -163,7 +165,8 @@ describe("the access matrix: every operation × every caller, REST and MCP", () 
       if (op.id === "getTask") expect(declared.auth, op.id).toBe("user"); // its campaign check stays in the use case
       else if (rule.kind === "campaign") expect(declared.auth === "campaign" ? { auth: declared.auth, level: declared.level, hidden: Boolean(declared.hidden) } : declared, op.id).toEqual({ auth: "campaign", level: rule.level, hidden: rule.hidden });
       else expect(declared.auth, op.id).toBe(rule.kind);
-      const mutates = op.http ? op.http.method !== "GET" : !op.mcp?.readOnly;
+      // A read tool may be a POST (ask_campaign: the question is a body); otherwise non-GET routes write.
+      const mutates = op.mcp ? !op.mcp.readOnly : op.http!.method !== "GET";
       if (rule.kind === "none" || rule.kind === "first_party") continue;
       if (mutates) expect(declared.scope, op.id).toBe("agent_write");
       else expect(["profile", "worlds_read", "sessions_read", "characters_read"], op.id).toContain(declared.scope!);

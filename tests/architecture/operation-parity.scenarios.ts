@@ -69,6 +69,8 @@ export function scenarios(fx: Fixture): Record<string, () => Promise<Case[]>> {
     list_campaigns: async () => read({}),
     get_campaign: async () => read({ campaign_id: c }),
     get_campaign_stats: async () => read({ campaign_id: c }),
+    // Each answer uses tokens: the counters it reports differ between the two calls.
+    ask_campaign: async () => [{ label: "ask", status: 200, args: { campaign_id: c, messages: [{ role: "user", content: "Who looks for the bow in Emon?" }] }, differ: ["monthlyTokensRemaining", "hourlyTokensRemaining"] }],
     create_campaign: async () => created({ title: "Parity twin", system: "D&D 5e" }),
     update_campaign: async () => updated({ campaign_id: c, description: "Kept in step on both transports." }),
 

@@ -113,7 +113,8 @@ describe("the operation table", () => {
           expect(tool.description).toBe(op.description);
           expect(tool.annotations).toMatchObject({ title: op.mcp!.title, openWorldHint: false, readOnlyHint: op.mcp!.readOnly });
           if (op.http!.method === "DELETE") expect(tool.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
-          if (op.mcp!.readOnly) expect(op.http!.method).toBe("GET");
+          // Reads are GETs, but for Ask: its question (a conversation) is a body, and it changes nothing but the caller's token counters.
+          if (op.mcp!.readOnly) expect(op.http!.method).toBe(op.id === "askCampaign" ? "POST" : "GET");
         });
       }
     });

@@ -27,6 +27,8 @@ describe("configuration", () => {
       GEMINI_MODEL: "gemini-2.5-pro",
       GEMINI_EMBEDDING_MODEL: "models/text-embedding-004",
       GEMINI_BASE_URL: "http://gemini-proxy.internal:8080/google/",
+      ASK_MONTHLY_TOKENS: "2000000",
+      ASK_HOURLY_TOKENS: "90000",
       GEMINI_IMAGE_MODEL: "imagen-4.0-generate-001",
       IMAGE_MAX_BYTES: "5000000",
       IMAGE_MAX_PIXELS: "1000000",
@@ -65,12 +67,14 @@ describe("configuration", () => {
         embeddingModel: "models/text-embedding-004",
         baseUrl: "http://gemini-proxy.internal:8080/google",
       },
+      ask: { monthlyTokens: 2_000_000, hourlyTokens: 90_000 },
       images: {
         model: "imagen-4.0-generate-001",
         maxBytes: 5_000_000,
         maxPixels: 1_000_000,
         uploadExpirySeconds: 120,
         monthlyGenerations: 3,
+        sweepSeconds: 60,
         s3: {
           endpoint: "http://minio.internal:9000",
           bucket: "cms-images",
@@ -91,7 +95,7 @@ describe("configuration", () => {
     expect(() => parseConfig({ S3_BUCKET: "Bad_Bucket", S3_ACCESS_KEY_ID: "a", S3_SECRET_ACCESS_KEY: "b" })).toThrow("S3_BUCKET must be a bucket name");
     expect(() => parseConfig({ IMAGE_MAX_BYTES: "12.5" })).toThrow('IMAGE_MAX_BYTES must be a whole number from 1024 to 1073741824 (got "12.5")');
     expect(() => parseConfig({ IMAGE_UPLOAD_EXPIRY_SECONDS: "5" })).toThrow("IMAGE_UPLOAD_EXPIRY_SECONDS must be a whole number from 60 to 86400");
-    expect(parseConfig({}).images).toEqual({ model: "gemini-2.5-flash-image", maxBytes: 20_971_520, maxPixels: 40_000_000, uploadExpirySeconds: 900, monthlyGenerations: 25, s3: null });
+    expect(parseConfig({}).images).toEqual({ model: "gemini-2.5-flash-image", maxBytes: 20_971_520, maxPixels: 40_000_000, uploadExpirySeconds: 900, monthlyGenerations: 25, sweepSeconds: 60, s3: null });
   });
 
   test.each([
@@ -106,6 +110,8 @@ describe("configuration", () => {
     [{ PORT: "80.5" }, "PORT"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
     [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+    [{ ASK_MONTHLY_TOKENS: "0" }, "ASK_MONTHLY_TOKENS"],
+    [{ ASK_HOURLY_TOKENS: "1.5" }, "ASK_HOURLY_TOKENS"],
     [{ CMS_ADMIN_KEY: "short" }, "CMS_ADMIN_KEY"],
     [{ CMS_ADMIN_KEY: "has spaces".repeat(5) }, "CMS_ADMIN_KEY"],
     [{ PUBLIC_BASE_URL: "not a url" }, "PUBLIC_BASE_URL"],

@@ -138,6 +138,9 @@ describe("MCP tool results match their output schemas", () => {
     await call("get_spotlight", { spotlight_id: spotlight.id });
     await call("update_spotlight", { spotlight_id: spotlight.id, description: "Said hi" });
     await call("list_spotlights", { session_id: sessionId });
+    // Ask (offline): an answer with citations, checked against its output schema like the rest.
+    const answer = await call("ask_campaign", { campaign_id: campaignId, messages: [{ role: "user", content: "Who is Vex, the ranger of Emon?" }] });
+    expect(answer.citations.length).toBeGreaterThan(0);
 
     const { tools } = await mcp.listTools();
     const withOutput = tools.filter((tool) => tool.outputSchema).map((tool) => tool.name);

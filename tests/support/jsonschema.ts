@@ -9,6 +9,8 @@ export function schemaValidator() {
   // Our own annotation: the message shown when a value fails (see adapters/operations/operation.ts).
   ajv.addKeyword("x-error");
   ajv.addKeyword("x-aliases");
+  // The 400 detail a required field's absence gets instead of a 422 (Ask's `messages is required`).
+  ajv.addKeyword("x-missing");
   // Image fields: an https URL, or one of the service's own (maybe http) image URLs.
   ajv.addFormat("image-url", /^https?:\/\/[^\s/?#]+\S*$/);
   return ajv;

@@ -1,7 +1,7 @@
 // A client typed from the operation table: `call("getCampaign", { path: { campaign_id } })` takes the
 // row's input types and answers its output schema's static type. The same row drives REST and MCP.
 import { OPERATIONS, type OperationsById } from "../../adapters/operations/index.ts";
-import type { Inputs, Operation, RawResponse } from "../../adapters/operations/operation.ts";
+import type { EventStream, Inputs, Operation, RawResponse } from "../../adapters/operations/operation.ts";
 
 type TypesOf<R> = R extends { readonly types?: { input: infer In extends Inputs; output: infer Out } } ? { input: In; output: Out } : { input: Inputs; output: unknown };
 type Types<Id extends keyof OperationsById> = TypesOf<OperationsById[Id]>;
@@ -74,7 +74,7 @@ export async function mcpAnswer(response: Response): Promise<{ status: number; b
 
 /** A typed REST client over an in-process app (tests/support/inprocess.ts). */
 export function typedClient(app: Handler, key?: string) {
-  return async <Id extends KnownId>(id: Id, input: CallInput<Id> = {}, as: string | undefined = key): Promise<Answer<Exclude<Types<Id>["output"], RawResponse>>> => {
+  return async <Id extends KnownId>(id: Id, input: CallInput<Id> = {}, as: string | undefined = key): Promise<Answer<Exclude<Types<Id>["output"], RawResponse | EventStream>>> => {
     const response = await app.handle(restRequest(operation(id), input, as));
     const text = await response.text();
     const body = text ? JSON.parse(text) : null;
