@@ -13,6 +13,7 @@ import {
   type GenerationType,
   type ImageEntityType,
 } from "../domain/images.ts";
+import { ModelUnavailable } from "../ports/ai.ts";
 import type { CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
@@ -243,6 +244,84 @@ export async function sweepImages(deps: Deps, limit = 100): Promise<number> {
   }
   if (rows.length) deps.log.info("images swept", { count: rows.length });
   return rows.length;
+}
+
+/** What the model is asked: the record's own words and the caller's guidance; never other records. */
+export function imagePrompt(kind: string, record: { name: string; description: string | null; extra: string | null }, campaign: { title: string; system: string | null }, userInput: string | undefined): string {
+  const lines = [
+    `Draw one illustration for a tabletop role-playing campaign, "${campaign.title}"${campaign.system ? ` (${campaign.system})` : ""}.`,
+    `Subject: the ${kind} ${record.name}${record.extra ? ` (${record.extra})` : ""}.`,
+  ];
+  if (record.description) lines.push(`About it: ${record.description.slice(0, 2000)}`);
+  if (userInput) lines.push(`Guidance from the game master: ${userInput}`);
+  lines.push("No text, captions, watermarks or borders in the image.");
+  return lines.join("\n");
+}
+
+export const GENERATION_DISABLED =
+  "Image generation is not enabled on this server: set GEMINI_API_KEY (and, to choose the model, GEMINI_IMAGE_MODEL) and restart it";
+
+/**
+ * Draws an image of a record (or of the campaign, `world`), counted against the campaign owner's
+ * monthly quota, and stores it without attaching it (the caller sets the record's image to it).
+ */
+export async function generateImage(
+  deps: Deps,
+  caller: Caller,
+  access: CampaignAccess,
+  input: { type: GenerationType; entity_id?: string; user_input?: string },
+): Promise<Result<{ url: string }>> {
+  const { generator, processor, store, settings } = deps.images;
+  const campaign = access.campaign;
+  if (input.type !== "world" && !input.entity_id)
+    return fail("invalid", "entity_id is required unless type is world", [{ type: "missing", loc: ["body", "entity_id"], msg: "entity_id is required unless type is world", input: null }]);
+  const entityType: ImageEntityType = input.type === "world" ? "campaign" : input.type;
+  const entityId = input.type === "world" ? campaign.id : input.entity_id!;
+  if (input.type === "world" && input.entity_id && input.entity_id !== campaign.id) return notFoundIn("campaign");
+  const record = await deps.records.images.describe(campaign.id, entityType, entityId);
+  if (!record) return notFoundIn(entityType);
+  if (!generator) return fail("unavailable", GENERATION_DISABLED);
+  const cycle = billingCycle(deps.clock.now());
+  const cycleStart = cycle.start.toISOString();
+  if (!(await deps.records.images.takeGeneration(campaign.owner_id, cycleStart, settings.monthlyGenerations)))
+    return fail("forbidden", `The image generation quota is used up: ${settings.monthlyGenerations} per month for this campaign's owner, renewed on ${cycle.end.toISOString()}`);
+  const prompt = imagePrompt(input.type === "world" ? "world" : input.type, record, { title: campaign.title, system: campaign.system ?? null }, input.user_input);
+  let drawn: { bytes: Uint8Array; contentType: string };
+  try {
+    drawn = await generator.generate(prompt);
+  } catch (error) {
+    // Nothing was made: the generation is not counted.
+    await deps.records.images.returnGeneration(campaign.owner_id, cycleStart);
+    deps.log.warn("image generation failed", { model: generator.model, error: (error as Error).message });
+    if (error instanceof ModelUnavailable) return fail("unavailable", `The image model is unavailable for now; try again later (${error.message})`);
+    return fail("unavailable", `The image model did not produce an image: ${(error as Error).message}`);
+  }
+  const cleaned = await processor.clean(drawn.bytes, { maxBytes: settings.maxBytes, maxPixels: settings.maxPixels });
+  if (!cleaned.ok) {
+    await deps.records.images.returnGeneration(campaign.owner_id, cycleStart);
+    return fail("unavailable", `The image model answered with an unusable image: ${cleaned.problem}`);
+  }
+  const extension = cleaned.image.format === "jpeg" ? "jpg" : cleaned.image.format;
+  const key = objectKeyFor(campaign.id, entityType, deps.ids.next(), `generated.${extension}`);
+  const now = nowIso(deps);
+  await store.put(key, cleaned.image.bytes, cleaned.image.contentType);
+  const url = store.publicUrl(key);
+  await deps.records.images.insert({
+    object_key: key,
+    campaign_id: campaign.id,
+    entity_type: entityType,
+    entity_id: entityId,
+    origin: "generated",
+    status: "ready",
+    content_type: cleaned.image.contentType,
+    url,
+    attached: false,
+    created_by: caller.userId,
+    expires_at: null,
+    created_at: now,
+    completed_at: now,
+  });
+  return ok({ url });
 }
 
 export type { GenerationType };

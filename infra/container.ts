@@ -14,6 +14,7 @@ import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
 import { S3BlobStore } from "../adapters/blobs/s3.ts";
 import { noModeration, sharpImageProcessor } from "../adapters/imaging/sanitize.ts";
+import { GeminiImageGenerator } from "../adapters/ai/gemini-images.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { Logger } from "../ports/system.ts";
@@ -86,12 +87,13 @@ function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageMode
 export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
 
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
-export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl">): ImageServices {
+export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl" | "gemini">): ImageServices {
   const { s3, model, sweepSeconds, ...settings } = config.images;
   const store = s3
     ? new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, publicUrl: s3.publicUrl })
     : new LocalBlobStore({ dir: join(config.dataDir, "media"), publicBaseUrl: config.publicBaseUrl });
-  return { store, processor: sharpImageProcessor, moderator: noModeration, generator: null, settings };
+  const generator = config.gemini.apiKey ? new GeminiImageGenerator({ apiKey: config.gemini.apiKey, model, baseUrl: config.gemini.baseUrl }) : null;
+  return { store, processor: sharpImageProcessor, moderator: noModeration, generator, settings };
 }
 
 /** For callers that configure no images (some tests): a local store in a fresh temporary folder. */

@@ -3,7 +3,7 @@
 // carries image bytes, only URLs.
 import { Type } from "@sinclair/typebox";
 import * as images from "../../application/images.ts";
-import { IMAGE_ENTITY_TYPES } from "../../domain/images.ts";
+import { GENERATION_TYPES, IMAGE_ENTITY_TYPES } from "../../domain/images.ts";
 import { MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 import { CampaignIdPath, Defaulted, Id, literals, Timestamp } from "./common.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
@@ -66,6 +66,18 @@ export const ImageDelete = Type.Object(
   { title: "ImageDelete" },
 );
 
+export const ImageGenerate = Type.Object(
+  {
+    campaign_id: Id("Campaign id"),
+    type: literals(GENERATION_TYPES),
+    entity_id: Type.Optional(Id("The record to draw (required unless type is world)")),
+    user_input: Type.Optional(Type.String({ maxLength: 2000, description: "Guidance for the picture (style, mood, details)" })),
+  },
+  { title: "ImageGenerate" },
+);
+
+export const GeneratedImage = Type.Object({ url: Type.String({ description: "Public URL of the new image; set it as the record's image to attach it" }) }, { title: "GeneratedImage" });
+
 export const ImageRemoved = Type.Object({ removed: Type.Boolean() }, { title: "ImageRemoved" });
 
 export const imageOperations = defineOperations({ publishedAt: 145 }, [
@@ -80,6 +92,18 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     input: { query: Type.Object({ campaign_id: Id("Campaign id") }) },
     output: ImageUsage,
     run: ({ deps, access }) => images.imageUsage(deps, access),
+  }),
+  defineOperation({
+    id: "generateImage",
+    summary: "Generate an image",
+    description:
+      "Draws an image of a character, faction, location, item or the campaign itself (world) with the configured Gemini image model, from the record and user_input. Needs manage access and counts against the campaign owner's monthly quota (403 when used up; 503 when no model is configured). The image is not attached: set the record's image to the returned url.",
+    tag: "Images",
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
+    http: { method: "POST", path: "/v1/images/generate", status: 200 },
+    input: { body: ImageGenerate },
+    output: GeneratedImage,
+    run: ({ deps, caller, access }, { body }) => images.generateImage(deps, caller, access, body),
   }),
   defineOperation({
     id: "initImageUpload",

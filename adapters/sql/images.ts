@@ -33,6 +33,17 @@ const PLACES: Record<ImageEntityType, { table: string; campaign: string; kind?: 
   session: { table: "sessions", campaign: "campaign_id" },
 };
 
+/** Columns that name and describe each kind, and one more that helps a prompt (the system, a type). */
+const DESCRIBED: Record<ImageEntityType, [string, string, string]> = {
+  campaign: ["title", "coalesce(description, summary)", "system"],
+  character: ["character_name", "coalesce(description, backstory)", "type"],
+  faction: ["name", "description", "type"],
+  location: ["name", "description", "type"],
+  item: ["name", "description", "type"],
+  moment: ["coalesce(label, '')", "content", "null"],
+  session: ["title", "summary", "null"],
+};
+
 const where = (type: ImageEntityType, first: number) => {
   const place = PLACES[type];
   return `${place.table} where id = $${first} and ${place.campaign} = $${first + 1}${place.kind ? ` and kind = '${place.kind}'` : ""}`;
@@ -94,6 +105,14 @@ export function images(db: SqlExecutor): ImageRepository {
         count += rows.length;
       }
       return count;
+    },
+    async describe(campaignId, type, id) {
+      const [name, description, extra] = DESCRIBED[type];
+      const [row] = await db.query<{ name: string; description: string | null; extra: string | null }>(
+        `select ${name} as name, ${description} as description, ${extra} as extra from ${where(type, 1)}`,
+        [id, campaignId],
+      );
+      return row ?? null;
     },
     async generationsUsed(ownerId, cycleStart) {
       const [row] = await db.query<{ used: number }>(`select used from image_generation_usage where owner_id = $1 and cycle_start = $2`, [ownerId, cycleStart]);

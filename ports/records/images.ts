@@ -40,6 +40,8 @@ export interface ImageRepository {
   setImage(campaignId: string, type: ImageEntityType, id: string, url: string | null, at: string): Promise<void>;
   /** Clears `image` on every record of the campaign that shows this URL; how many did. */
   detachUrl(campaignId: string, url: string, at: string): Promise<number>;
+  /** The record's name and description, for a generation prompt (null when there is no such record). */
+  describe(campaignId: string, type: ImageEntityType, id: string): Promise<{ name: string; description: string | null; extra: string | null } | null>;
   /** Generations used by an owner account in the cycle starting at `cycleStart`. */
   generationsUsed(ownerId: string, cycleStart: string): Promise<number>;
   /** Counts one generation unless `limit` are used already; false when refused. */

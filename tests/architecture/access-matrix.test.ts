@@ -36,6 +36,8 @@ const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser"
 const DOCUMENTED_LEVEL: Record<string, Level> = {
   updateCampaign: "manage",
   deleteCampaign: "owner",
+  // "manage access is needed for image generation" (interface spec, Authentication 5).
+  generateImage: "manage",
   // Journal entries: campaign read access, then the entry's own permission (docs/decisions.md).
   updateJournal: "read",
   deleteJournal: "read",

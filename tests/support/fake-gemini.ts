@@ -6,6 +6,7 @@
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  → "data: {GenerateContentResponse}\n\n"…
 //   POST /v1beta/models/{model}:embedContent                   → {"embedding": {"values": [...]}}
 //   POST /v1beta/models/{model}:batchEmbedContents             → {"embeddings": [{"values": [...]}, ...]}
+//   POST /v1beta/models/{image model}:generateContent          → parts with {"inlineData": {"mimeType", "data": base64}}
 //
 // The key travels in the x-goog-api-key header (or ?key=, which the API also accepts). Errors are
 // {"error": {"code", "message", "status", "details"?}}, the way Google APIs send them.
@@ -30,6 +31,8 @@ export interface ScriptedAnswer {
   blockReason?: string;
   /** Streams only: after the parts, an error event instead of the end (the API does this mid-stream). */
   errorAfter?: ErrorAnswer;
+  /** Image models: the images to answer with (inline data), instead of the default drawing. */
+  images?: { mimeType: string; bytes: Uint8Array }[];
 }
 
 export interface ErrorAnswer {
@@ -43,6 +46,8 @@ export interface FakeGeminiOptions {
   /** Models that exist; others answer 404 NOT_FOUND as the API does. */
   textModels?: string[];
   embeddingModels?: string[];
+  /** Models that answer generateContent with an image (inline data), as gemini-2.5-flash-image does. */
+  imageModels?: string[];
 }
 
 export const FAKE_GEMINI_KEY = "AIzaFAKE-test-key-0123456789abcdefghijk";
@@ -137,11 +142,13 @@ export class FakeGemini {
   readonly apiKey: string;
   private readonly textModels: Set<string>;
   private readonly embeddingModels: Set<string>;
+  private readonly imageModels: Set<string>;
 
   constructor(options: FakeGeminiOptions = {}) {
     this.apiKey = options.apiKey ?? FAKE_GEMINI_KEY;
     this.textModels = new Set(options.textModels ?? ["gemini-2.5-flash", "gemini-2.5-pro"]);
     this.embeddingModels = new Set(options.embeddingModels ?? ["gemini-embedding-001", "text-embedding-004"]);
+    this.imageModels = new Set(options.imageModels ?? ["gemini-2.5-flash-image"]);
     this.server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 30, fetch: (request) => this.handle(request) });
   }
 
@@ -200,7 +207,8 @@ export class FakeGemini {
     if (request.method !== "POST") return errorResponse(googleError(405, `Method ${request.method} not allowed`));
     const [, model, method] = match as unknown as [string, string, string];
     const embedding = method === "embedContent" || method === "batchEmbedContents";
-    if (!(embedding ? this.embeddingModels : this.textModels).has(model))
+    const imaging = this.imageModels.has(model) && method === "generateContent";
+    if (!imaging && !(embedding ? this.embeddingModels : this.textModels).has(model))
       return errorResponse(googleError(404, `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`));
     if (typeof body !== "object" || body === null || Array.isArray(body))
       return errorResponse(googleError(400, `Invalid JSON payload received. Unexpected token.`));
@@ -208,7 +216,7 @@ export class FakeGemini {
     try {
       switch (method) {
         case "generateContent":
-          return await this.generate(model, body as Json);
+          return imaging ? await this.draw(model, body as Json) : await this.generate(model, body as Json);
         case "streamGenerateContent":
           if (url.searchParams.get("alt") !== "sse") return errorResponse(googleError(400, "This fake speaks only alt=sse streams."));
           return this.stream(model, body as Json, request.signal);
@@ -288,6 +296,28 @@ export class FakeGemini {
     return json(200, this.responseBody(model, [answer.parts.join("")], this.usage(prompt, answer, true), answer.finishReason ?? "STOP"));
   }
 
+  /**
+   * An image model's answer: a line of text and the image as inline data. The API wants IMAGE among
+   * generationConfig.responseModalities for these models; without it, it refuses the request.
+   */
+  private async draw(model: string, body: Json): Promise<Response> {
+    const { prompt, question } = this.promptOf(body);
+    const modalities: unknown = body.generationConfig?.responseModalities;
+    if (!Array.isArray(modalities) || !modalities.includes("IMAGE"))
+      throw new BadRequest("* GenerateContentRequest.generation_config.response_modalities: this model only supports IMAGE output together with TEXT");
+    const answer = this.answers.shift() ?? { parts: ["Here is the picture."] };
+    if (answer.delayMs) await Bun.sleep(answer.delayMs);
+    if (answer.blockReason) return json(200, { promptFeedback: { blockReason: answer.blockReason }, usageMetadata: this.usage(prompt, { parts: [] }, true), modelVersion: model });
+    const images = answer.images ?? [{ mimeType: "image/png", bytes: await fakeDrawing(question) }];
+    const parts: Json[] = [...answer.parts.map((text) => ({ text })), ...images.map((image) => ({ inlineData: { mimeType: image.mimeType, data: Buffer.from(image.bytes).toString("base64") } }))];
+    return json(200, {
+      candidates: [{ content: { parts, role: "model" }, finishReason: answer.finishReason ?? "STOP", index: 0 }],
+      usageMetadata: { ...this.usage(prompt, answer, true), candidatesTokensDetails: [{ modality: "IMAGE", tokenCount: 1290 }] },
+      modelVersion: model,
+      responseId: "fake-image-1",
+    });
+  }
+
   private stream(model: string, body: Json, signal: AbortSignal): Response {
     const { prompt, question } = this.promptOf(body);
     const answer = this.nextAnswer(question);
@@ -344,6 +374,13 @@ export class FakeGemini {
     const text = parts.map((part: Json) => (typeof part.text === "string" ? part.text : "")).join(" ");
     return { values: fakeEmbedding(text, dimensions) };
   }
+}
+
+/** A 64 × 64 PNG whose colour depends on the prompt (so tests can tell drawings apart). */
+async function fakeDrawing(prompt: string): Promise<Uint8Array> {
+  const hue = fnv1a(prompt) & 0xffffff;
+  const { default: sharp } = await import("sharp");
+  return new Uint8Array(await sharp({ create: { width: 64, height: 64, channels: 3, background: `#${hue.toString(16).padStart(6, "0")}` } }).png().toBuffer());
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
