@@ -12,7 +12,7 @@ import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
 import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
-import { startWorker } from "./worker.ts";
+import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export const serviceInfo = (config: Config): ServiceInfo => ({
@@ -55,6 +55,7 @@ export async function startService(config: Config): Promise<RunningService> {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
+    const dispatcher = startWebhookDispatcher(deps);
     const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
     rateLimiter.start();
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins, rateLimiter });
@@ -70,6 +71,7 @@ export async function startService(config: Config): Promise<RunningService> {
         await app.stop();
         await rateLimiter.stop();
         await worker.stop();
+        await dispatcher.stop();
         await database.close();
       },
     };
