@@ -7,6 +7,8 @@ import { IMAGE_FORMATS } from "../../domain/images.ts";
 
 // Decoded pixels are not worth keeping between requests; each decode holds its memory only while it runs.
 sharp.cache(false);
+// One libvips thread per image: each thread holds its own buffers, and uploads are not latency-critical.
+sharp.concurrency(1);
 
 const ALLOWED = "JPEG, PNG, WebP, GIF or AVIF";
 
@@ -52,10 +54,14 @@ async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true
   try {
     const animated = format === "gif" || format === "webp";
     // limitInputPixels again: the header could lie about what the data decodes to.
-    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error" }).rotate();
+    // Sequential: libvips streams the decode into the encode instead of holding the whole bitmap.
+    // Turned upright only when the EXIF says so: rotating needs the whole bitmap at once.
+    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error", sequentialRead: true });
+    if ((metadata.orientation ?? 1) > 1) pipeline = pipeline.rotate();
     pipeline =
       format === "jpeg"
-        ? pipeline.jpeg({ quality: 85 })
+        ? // Optimized Huffman tables need every coefficient of the image held at once (+130 MB for 22 MP).
+          pipeline.jpeg({ quality: 85, optimiseCoding: false })
         : format === "png"
           ? pipeline.png({ compressionLevel: 6 })
           : format === "webp"
