@@ -32,8 +32,16 @@ const formatOf = (metadata: Metadata): CleanedImage["format"] | null => {
   return metadata.format && metadata.format in IMAGE_FORMATS ? (metadata.format as CleanedImage["format"]) : null;
 };
 
+/** Above this, the buffers of the images before are collected first (measured: 8 × 20 MB completes peaked 364 MB without). */
+const COLLECT_ABOVE_BYTES = 4 * 1024 * 1024;
+
 export const sharpImageProcessor: ImageProcessor = {
-  clean: (bytes, limits) => exclusive(() => clean(bytes, limits)),
+  clean: (bytes, limits) =>
+    exclusive(() => {
+      // The collector otherwise lets the 20 MB buffers of earlier uploads pile up before it runs.
+      if (bytes.byteLength > COLLECT_ABOVE_BYTES) Bun.gc(true);
+      return clean(bytes, limits);
+    }),
 };
 
 async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }> {
