@@ -10,6 +10,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+import { createWith, updateWith, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Beat not found";
 
@@ -76,16 +77,13 @@ async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Be
   await tx.search.upsert({ campaign_id: beat.campaign_id, doc_type: "beats", doc_id: beat.id, title: beat.label, body: beat.description ?? "", facets: { type: beat.type } }, nowIso(deps));
 }
 
+const WRITES: Writes<Beat, BeatFields> = { repository: (tx) => tx.beats, apply: applyFields, afterWrite };
+
 export async function createBeat(deps: Deps, caller: Caller, access: CampaignAccess, fields: BeatFields & { label: string; type: BeatType }): Promise<Result<BeatView>> {
   const campaignId = access.campaign.id;
   const blank: Beat = { id: deps.ids.next(), campaign_id: campaignId, label: "", type: fields.type, description: null, index: 0, parent_id: null, metadata: null, game_session_ids: [], created_at: nowIso(deps), updated_at: null };
-  return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
-    const applied = await applyFields(tx, blank, fields);
-    if (!applied.ok) return applied;
-    await tx.beats.insert(applied.value);
-    await afterWrite(tx, deps, applied.value, null);
-    return ok(beatView(applied.value, false));
-  });
+  const created = await createWith(deps, WRITES, blank, fields);
+  return created.ok ? ok(beatView(created.value, false)) : created;
 }
 
 export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<BeatView>> {
@@ -96,16 +94,8 @@ export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess
 export async function updateBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: BeatFields): Promise<Result<BeatView>> {
   const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
   if (!found.ok) return found;
-  return deps.records.withTransaction(async (tx): Promise<Result<BeatView>> => {
-    const previous = await tx.beats.get(id, { lock: true });
-    if (!previous) return fail("not_found", NOT_FOUND);
-    const applied = await applyFields(tx, previous, fields);
-    if (!applied.ok) return applied;
-    const beat = { ...applied.value, updated_at: nowIso(deps) };
-    await tx.beats.replace(beat);
-    await afterWrite(tx, deps, beat, previous);
-    return ok(beatView(beat, false));
-  });
+  const updated = await updateWith(deps, WRITES, id, fields, NOT_FOUND);
+  return updated.ok ? ok(beatView(updated.value, false)) : updated;
 }
 
 /** Children keep existing without a parent; links made from the beat go with it. */

@@ -3,6 +3,7 @@ import type { BlobStore } from "../ports/blobs.ts";
 import type { CardRenderer, HandoutWriter, ImageGenerator, ImageModerator, ImageProcessor } from "../ports/media.ts";
 import type { RecordStore } from "../ports/records.ts";
 import type { Retriever } from "../ports/retrieval.ts";
+import type { WebhookSettings } from "./webhooks.ts";
 import type { Clock, Digests, IdGenerator, KeyMinter, Logger, TaskSignal } from "../ports/system.ts";
 import type { TokenCounter } from "../ports/tokens.ts";
 
@@ -28,6 +29,7 @@ export interface Deps {
   retriever: Retriever;
   ask: AskDeps;
   digests: Digests;
+  webhooks: WebhookSettings;
   images: ImageServices;
 }
 

@@ -11,6 +11,7 @@ import { inCampaign, type CampaignAccess } from "./access.ts";
 import { characterCard } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+import { createWith, updateWith, type Writes } from "./writes.ts";
 
 export const ENTITY_NOUN: Record<EntityKind, string> = { faction: "Faction", location: "Location", item: "Item" };
 export const ENTITY_BUCKET: Record<EntityKind, string> = { faction: "factions", location: "locations", item: "items" };
@@ -84,6 +85,8 @@ async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous
 const notFound = (kind: EntityKind) => `${ENTITY_NOUN[kind]} not found`;
 const ofKind = (entity: Entity | null, kind: EntityKind) => (entity && entity.kind === kind ? entity : null);
 
+const WRITES: Writes<Entity, EntityFields> = { repository: (tx) => tx.entities, apply: applyFields, afterWrite };
+
 export async function createEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, fields: EntityFields & { name: string }): Promise<Result<EntityView>> {
   const campaignId = access.campaign.id;
   const blank: Entity = {
@@ -101,13 +104,8 @@ export async function createEntity(deps: Deps, caller: Caller, access: CampaignA
     created_at: nowIso(deps),
     updated_at: null,
   };
-  return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
-    const applied = await applyFields(tx, blank, fields);
-    if (!applied.ok) return applied;
-    await tx.entities.insert(applied.value);
-    await afterWrite(tx, deps, applied.value, null);
-    return ok(entityView(applied.value, false));
-  });
+  const created = await createWith(deps, WRITES, blank, fields);
+  return created.ok ? ok(entityView(created.value, false)) : created;
 }
 
 export async function getEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, withLinks: boolean): Promise<Result<EntityView>> {
@@ -118,16 +116,8 @@ export async function getEntity(deps: Deps, caller: Caller, access: CampaignAcce
 export async function updateEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
   const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
   if (!found.ok) return found;
-  return deps.records.withTransaction(async (tx): Promise<Result<EntityView>> => {
-    const previous = ofKind(await tx.entities.get(id, { lock: true }), kind);
-    if (!previous) return fail("not_found", notFound(kind));
-    const applied = await applyFields(tx, previous, fields);
-    if (!applied.ok) return applied;
-    const entity = { ...applied.value, updated_at: nowIso(deps) };
-    await tx.entities.replace(entity);
-    await afterWrite(tx, deps, entity, previous);
-    return ok(entityView(entity, false));
-  });
+  const updated = await updateWith(deps, WRITES, id, fields, notFound(kind), (entity) => ofKind(entity, kind));
+  return updated.ok ? ok(entityView(updated.value, false)) : updated;
 }
 
 export async function deleteEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string): Promise<Result<null>> {

@@ -19,6 +19,7 @@ import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
 import { chunkText, lexicalToPlainText } from "../domain/richtext.ts";
 import { stripOrKeep, stripWikilinks } from "../domain/wikilinks.ts";
 import { wouldCreateCycle } from "../domain/hierarchy.ts";
+import { withFields } from "../domain/metadata.ts";
 import type { Repositories } from "../ports/records.ts";
 import { inCampaign, journalEntryPermission, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
@@ -73,10 +74,7 @@ const requestTooLarge = (fields: JournalFields) => {
 
 /** content_rich is canonical: when sent, the plain content is derived from it. */
 function applyFields(entry: JournalEntry, fields: JournalFields, now: string): JournalEntry {
-  const next: JournalEntry = { ...entry };
-  for (const key of ["title", "summary", "content_metadata", "tags", "cover_image", "is_pinned", "is_public", "folder_id"] as const) {
-    if (fields[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = fields[key];
-  }
+  const next = withFields(entry, fields, ["title", "summary", "content_metadata", "tags", "cover_image", "is_pinned", "is_public", "folder_id"] as const);
   if (fields.content_rich !== undefined) {
     next.content_rich = fields.content_rich;
     next.content = fields.content_rich === null ? (fields.content ?? "") : lexicalToPlainText(fields.content_rich);

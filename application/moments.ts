@@ -9,6 +9,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+import { createWith, updateWith, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Moment not found";
 const PRESENTATION = ["style", "customTheme", "variant"] as const;
@@ -61,17 +62,14 @@ async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous
   );
 }
 
+const WRITES: Writes<Moment, MomentFields> = { repository: (tx) => tx.moments, apply: applyFields, afterWrite };
+
 export async function createMoment(deps: Deps, caller: Caller, access: CampaignAccess, fields: MomentFields & { label: string }): Promise<Result<Moment>> {
   const campaignId = access.campaign.id;
   if (!fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   const blank: Moment = { id: deps.ids.next(), campaign_id: campaignId, session_id: null, label: null, content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: nowIso(deps), updated_at: null };
-  return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
-    const applied = await applyFields(tx, blank, fields);
-    if (!applied.ok) return applied;
-    await tx.moments.insert(applied.value);
-    await afterWrite(tx, deps, applied.value, null);
-    return ok(view(applied.value, false));
-  });
+  const created = await createWith(deps, WRITES, blank, fields);
+  return created.ok ? ok(view(created.value, false)) : created;
 }
 
 export async function getMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<Moment>> {
@@ -83,16 +81,8 @@ export async function updateMoment(deps: Deps, caller: Caller, access: CampaignA
   const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
   if (!found.ok) return found;
   if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
-  return deps.records.withTransaction(async (tx): Promise<Result<Moment>> => {
-    const previous = await tx.moments.get(id, { lock: true });
-    if (!previous) return fail("not_found", NOT_FOUND);
-    const applied = await applyFields(tx, previous, fields);
-    if (!applied.ok) return applied;
-    const moment = { ...applied.value, updated_at: nowIso(deps) };
-    await tx.moments.replace(moment);
-    await afterWrite(tx, deps, moment, previous);
-    return ok(view(moment, false));
-  });
+  const updated = await updateWith(deps, WRITES, id, fields, NOT_FOUND);
+  return updated.ok ? ok(view(updated.value, false)) : updated;
 }
 
 export async function deleteMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {

@@ -2,6 +2,7 @@
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
+import { withFields } from "../domain/metadata.ts";
 import type { HeroAward, RecapEntry } from "../domain/recaps.ts";
 import type { RecapFilters, Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
@@ -29,26 +30,13 @@ async function listScope(deps: Deps, access: CampaignAccess, query: { session_id
 
 // Hero awards -------------------------------------------------------------------------------------------
 
-export interface AwardFields {
-  title?: string;
-  description?: string;
-  character_name?: string;
-  player_name?: string | null;
-  tone_mode?: string;
-  award_mode?: "moment" | "theme";
-  style?: string;
-  variant?: string;
-  custom_theme?: Record<string, unknown> | null;
-  order_index?: number;
-}
-
 const AWARD_KEYS = ["title", "description", "character_name", "player_name", "tone_mode", "award_mode", "style", "variant", "custom_theme", "order_index"] as const;
 
-const applyAward = (award: HeroAward, fields: AwardFields): HeroAward => {
-  const next = { ...award } as Record<string, unknown>;
-  for (const key of AWARD_KEYS) if (fields[key] !== undefined) next[key] = key === "title" || key === "description" ? (fields[key] as string).trim() : fields[key];
-  return next as unknown as HeroAward;
-};
+/** What a client may set on a hero award: the record's own fields, typed from it. */
+export type AwardFields = Partial<Pick<HeroAward, (typeof AWARD_KEYS)[number]>>;
+
+const applyAward = (award: HeroAward, fields: AwardFields): HeroAward =>
+  withFields(award, { ...fields, title: fields.title?.trim(), description: fields.description?.trim() }, AWARD_KEYS);
 
 const blankAward = (message: string, field: string, input: unknown) => ({ ok: false as const, error: invalidField(["body", field], message, input, "string_too_short") });
 
@@ -167,7 +155,7 @@ export async function createEntry(deps: Deps, caller: Caller, access: CampaignAc
       recap_set_id: deps.ids.next(),
       created_at: at,
     }));
-    const entry: RecapEntry = {
+    const blank: RecapEntry = {
       id: deps.ids.next(),
       campaign_id: scope.value.campaignId,
       session_id: fields.session_id,
@@ -188,7 +176,7 @@ export async function createEntry(deps: Deps, caller: Caller, access: CampaignAc
       created_at: at,
       updated_at: null,
     };
-    for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
+    const entry = withFields(blank, fields, ENTRY_KEYS);
     entry[required] = value;
     const moment = await checkMoment(tx, entry);
     if (!moment.ok) return moment;
@@ -213,8 +201,7 @@ export async function updateEntry(deps: Deps, caller: Caller, access: CampaignAc
   return deps.records.withTransaction(async (tx): Promise<Result<QuoteView | SpotlightView>> => {
     const current = await tx.recaps.getEntry(id, { lock: true });
     if (!current || current.entry_type !== type) return fail("not_found", `${NOUN[type]} not found`);
-    const entry = { ...current, updated_at: nowIso(deps) };
-    for (const key of ENTRY_KEYS) if (fields[key] !== undefined) (entry as unknown as Record<string, unknown>)[key] = fields[key];
+    const entry = withFields({ ...current, updated_at: nowIso(deps) }, fields, ENTRY_KEYS);
     const required = REQUIRED[type];
     if (!entry[required]?.trim()) return blankAward(`${required} cannot be empty`, required, fields[required]);
     const moment = await checkMoment(tx, entry);

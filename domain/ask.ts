@@ -155,13 +155,15 @@ const sentencesOf = (text: string): string[] =>
 /** The honest opening of every offline answer. */
 export const EXTRACTIVE_PREFIX = "Extractive answer (offline: quoted from the campaign's records, not written by a model):";
 export const NOTHING_FOUND = "Nothing in this campaign's records that you may read answers that question.";
+export const NOTHING_CLEAR = "Nothing in the records clearly answers that question; the closest passages:";
 
 /**
  * The offline answer: the sentences of the best passages that share most words with the question,
  * each quoted with its passage's marker ([S#] in prompt order), best passage first. No passage,
  * no answer: it says so rather than guessing.
  */
-export function extractiveAnswer(question: string, passages: readonly CitablePassage[], maxPassages = 4): string[] {
+export function extractiveAnswer(question: string, passages: readonly CitablePassage[], options: { weak?: boolean; maxPassages?: number } = {}): string[] {
+  const maxPassages = options.maxPassages ?? 4;
   if (!passages.length) return [NOTHING_FOUND];
   const terms = questionTerms(question);
   const picked: { passage: number; sentences: string[]; score: number }[] = [];
@@ -185,7 +187,8 @@ export function extractiveAnswer(question: string, passages: readonly CitablePas
     .sort((a, b) => b.score - a.score)
     .slice(0, maxPassages)
     .sort((a, b) => a.passage - b.passage);
-  const pieces = [`${EXTRACTIVE_PREFIX}\n`];
+  // Passages that hardly share the question's words: say the records do not answer, show the nearest.
+  const pieces = options.weak ? [`${EXTRACTIVE_PREFIX} ${NOTHING_CLEAR}\n`] : [`${EXTRACTIVE_PREFIX}\n`];
   for (const { passage, sentences } of chosen) {
     const title = passages[passage]!.title;
     pieces.push(`\n- ${title ? `${title}: ` : ""}${sentences.map((s) => `"${excerptOf(s, 400)}"`).join(" … ")} [S${passage + 1}]`);

@@ -12,3 +12,17 @@ export function mergeMetadata(current: Record<string, unknown> | null, patch: Re
   return Object.fromEntries(merged);
 }
 
+
+/**
+ * A copy of `record` with each of `keys` that `fields` sets (anything but undefined) taken from
+ * `fields`: how a create or a partial update applies the fields a client sent. Typed by the record,
+ * so a field's type cannot drift from the record's.
+ */
+export function withFields<T extends object, K extends keyof T>(record: T, fields: { [P in K]?: T[P] }, keys: readonly K[]): T {
+  const next = { ...record };
+  for (const key of keys) {
+    const value = fields[key];
+    if (value !== undefined) next[key] = value;
+  }
+  return next;
+}

@@ -9,6 +9,8 @@ import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "..
 import { extractiveHandoutWriter } from "../adapters/ai/extractive.ts";
 import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
+import { httpWebhookSender } from "../adapters/webhooks/http.ts";
+import type { WebhookSettings } from "../application/webhooks.ts";
 import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
@@ -84,7 +86,7 @@ function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageMode
 }
 
 /** What buildDeps reads of the configuration (tests pass only what they change). */
-export type DepsConfig = Partial<Pick<Config, "gemini" | "ask">>;
+export type DepsConfig = Partial<Pick<Config, "gemini" | "ask" | "webhooks">>;
 
 /** The configured blob store (S3 when S3_BUCKET is set, else DATA_DIR/media), sharp, and the image limits. */
 export function imageServices(config: Pick<Config, "images" | "dataDir" | "publicBaseUrl" | "gemini">): ImageServices {
@@ -103,6 +105,12 @@ const scratchImageServices = (): ImageServices => {
 };
 
 /** `tasks.wake` does nothing until a worker is attached (the CLI runs none). */
+/** Webhook delivery as configured (WEBHOOK_*): the lease outlasts the longest delivery. */
+export function webhookSettings(config: Pick<Config, "webhooks">): WebhookSettings {
+  const { allowPrivateTargets, timeoutMs, maxFailures, retryBaseMs } = config.webhooks;
+  return { sender: httpWebhookSender({ allowPrivateTargets, timeoutMs }), maxFailures, retryBaseMs, leaseMs: timeoutMs + 5_000 };
+}
+
 export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = scratchImageServices(), config: DepsConfig = {}): Deps {
   const gemini = config.gemini?.apiKey ? config.gemini : null;
   return {
@@ -122,6 +130,7 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
       limits: { monthly: config.ask?.monthlyTokens ?? 5_000_000, hourly: config.ask?.hourlyTokens ?? 500_000 },
     },
     digests: sha256Digests,
+    webhooks: webhookSettings(config.webhooks ? { webhooks: config.webhooks } : parseConfig({})),
   };
 }
 

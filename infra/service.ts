@@ -9,7 +9,7 @@ import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
 import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
-import { startWorker } from "./worker.ts";
+import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export const serviceInfo = (config: Config): ServiceInfo => ({
@@ -42,6 +42,7 @@ export async function startService(config: Config): Promise<RunningService> {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
+    const dispatcher = startWebhookDispatcher(deps);
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
@@ -54,6 +55,7 @@ export async function startService(config: Config): Promise<RunningService> {
       stop: async () => {
         await app.stop();
         await worker.stop();
+        await dispatcher.stop();
         await database.close();
       },
     };

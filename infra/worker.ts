@@ -2,6 +2,7 @@
 // queued by other instances (or left behind by a crashed one).
 import { pruneChanges } from "../application/changes.ts";
 import { runNextTask } from "../application/maintenance.ts";
+import { deliverDueWebhooks } from "../application/webhooks.ts";
 import { sweepImages } from "../application/images.ts";
 import type { Deps } from "../application/deps.ts";
 
@@ -72,6 +73,37 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(sweepTimer);
       await running;
       await sweeping;
+    },
+  };
+}
+
+/**
+ * Webhook delivery for this instance: delivers while endpoints are due, then looks again every
+ * `pollMs` (endpoints are claimed with a lease, so any number of instances may run this).
+ */
+export function startWebhookDispatcher(deps: Deps, options: { pollMs?: number } = {}): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running: Promise<void> | null = null;
+  const round = async () => {
+    try {
+      while (!stopped && (await deliverDueWebhooks(deps)));
+    } catch (error) {
+      deps.log.error("webhook dispatcher error", { error: (error as Error).message });
+    }
+  };
+  const tick = () => {
+    running = round().finally(() => {
+      running = null;
+      if (!stopped) timer = setTimeout(tick, options.pollMs ?? 200);
+    });
+  };
+  timer = setTimeout(tick, options.pollMs ?? 200);
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
     },
   };
 }

@@ -3,6 +3,9 @@ import { Type } from "@sinclair/typebox";
 import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
+import { campaignVault, safeName, type VaultNote } from "../../application/markdown.ts";
+import { strToU8, zipSync } from "fflate";
+import { stringify } from "yaml";
 import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
@@ -30,6 +33,21 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
+/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`. */
+export function vaultZip(notes: VaultNote[], root: string): Uint8Array {
+  const files: Record<string, Uint8Array> = {};
+  for (const note of notes) {
+    const path = [root, note.folder, `${note.name}.md`].filter(Boolean).join("/");
+    files[path] = strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`);
+  }
+  return zipSync(files, { level: 6 });
+}
+
+export const MarkdownExportQuery = Type.Object({
+  format: Type.Optional(Type.Literal("markdown", { description: "markdown (the only format of the zip)" })),
+  scope: ExportQuery.properties.scope,
+});
+
 export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
   defineOperation({
     id: "exportCampaign",
@@ -43,6 +61,23 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       return ok(exportResponse(deps, access.campaign.id, mine ? caller.userId : null, info.version));
+    },
+  }),
+  defineOperation({
+    id: "exportCampaignMarkdown",
+    summary: "Export a campaign as an Obsidian vault",
+    description:
+      "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
+    tag: "Export and import",
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export.zip", status: 200 },
+    input: { path: CampaignIdPath, query: MarkdownExportQuery },
+    run: async ({ deps, caller, access }, { query }) => {
+      const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
+      if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
+      const root = safeName(access.campaign.title);
+      const zip = vaultZip(await campaignVault(deps, access.campaign.id, mine ? caller.userId : null), root);
+      return ok(new RawResponse("application/zip", zip, { "content-disposition": `attachment; filename="campaign-${access.campaign.id}.zip"` }));
     },
   }),
   defineOperation({

@@ -12,7 +12,7 @@ import type { SqlRepositories } from "./records.ts";
 import { str } from "./rows.ts";
 
 /** Transcript windows: utterances per window and the step between window starts (windows overlap). */
-export const WINDOW = { size: 16, stride: 8 };
+export const WINDOW = { size: 20, stride: 10 };
 
 const INDEXERS: [string, string][] = [
   ["characters", "ask_index_character"],

@@ -43,6 +43,12 @@ const DOCUMENTED_LEVEL: Record<string, Level> = {
   deleteJournal: "read",
   // A task of a campaign is readable by the campaign's readers.
   getTask: "read",
+  // Webhooks and the whole-campaign export's default are for managers (issue 14).
+  createWebhook: "manage",
+  listWebhooks: "manage",
+  deleteWebhook: "manage",
+  enableWebhook: "manage",
+  listWebhookDeliveries: "manage",
   // Asking reads the campaign (a POST for its body); gm_permissions and asker_id are checked in the use case.
   askCampaign: "read",
 };

@@ -59,7 +59,7 @@ describe("kinds register themselves", () => {
     } finally {
       await db.close();
     }
-  });
+  }, 180_000); // a fresh PGlite and every migration: a minute and more on a loaded machine
 
   test("every group of rows defined in adapters/operations is exported, published once and typed on PublishedOperations", () => {
     const files = filesIn("adapters/operations").filter(({ name }) => name !== "index.ts" && name !== "operation.ts");

@@ -64,6 +64,12 @@ describe("extractive answers", () => {
     expect(answer).toContain(`- Nila: "She keeps goats outside Nicodranas." [S1]`);
   });
 
+  test("passages that hardly match: says the records do not clearly answer, and quotes the nearest", () => {
+    const answer = extractiveAnswer("Who keeps goats?", [passage("Nila", "She keeps goats.")], { weak: true }).join("");
+    expect(answer).toStartWith("Extractive answer (offline: quoted from the campaign's records, not written by a model): Nothing in the records clearly answers that question; the closest passages:");
+    expect(answer).toContain(`"She keeps goats." [S1]`);
+  });
+
   test("nothing to quote: says so", () => {
     expect(extractiveAnswer("anything", [])).toEqual([NOTHING_FOUND]);
   });

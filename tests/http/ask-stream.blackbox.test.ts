@@ -166,31 +166,33 @@ describe("Ask answered by Gemini (the local fake)", () => {
 
   test("the model's markers become S1, S2 in order of use, each citing the passage the prompt listed under it", async () => {
     fake.reset();
-    fake.answer({ parts: ["Grog carries Craven Edge [S3], a cursed sword [S3][S1]. Not [S9]."] });
-    const reply = await gm.api.post("/v1/ask", { campaign_id: campaign.id, messages: [{ role: "user", content: "Who carries Craven Edge, and what is it?" }] });
+    fake.answer({ parts: ["Grog carries Craven Edge [S2], a cursed sword that whispers [S2][S1]. Not [S9]."] });
+    const question = "Grog the goliath barbarian carries Craven Edge, the cursed greatsword that whispers: tell me about both.";
+    const reply = await gm.api.post("/v1/ask", { campaign_id: campaign.id, messages: [{ role: "user", content: question }] });
     expect(reply.status).toBe(200);
     const listed = promptPassages();
-    expect(reply.body.answer).toBe("Grog carries Craven Edge [S1], a cursed sword [S1][S2]. Not .");
+    expect(listed.size).toBeGreaterThanOrEqual(2);
+    expect(reply.body.answer).toBe("Grog carries Craven Edge [S1], a cursed sword that whispers [S1][S2]. Not .");
     expect(reply.body.citations.map((c: any) => [c.citation_id, c.title])).toEqual([
-      ["S1", listed.get("S3")],
+      ["S1", listed.get("S2")],
       ["S2", listed.get("S1")],
     ]);
     const request = fake.requests.at(-1)!;
     expect(request.path).toBe("/v1beta/models/gemini-2.5-flash:generateContent");
     expect(request.headers["x-goog-api-key"]).toBe(fake.apiKey);
-    expect((request.body as any).contents).toEqual([{ role: "user", parts: [{ text: "Who carries Craven Edge, and what is it?" }] }]);
+    expect((request.body as any).contents).toEqual([{ role: "user", parts: [{ text: question }] }]);
   });
 
   test("streamed: a marker split across chunks arrives whole; the done chunk cites it", async () => {
     fake.reset();
-    fake.answer({ parts: ["Whitestone was ruled by ", "the Briarwoods [S", "2]."] });
+    fake.answer({ parts: ["Whitestone was ruled by ", "the Briarwoods [S", "1]."] });
     const { response, events } = await streamAsk(server.url, gm.key, { campaign_id: campaign.id, messages: [{ role: "user", content: "Who ruled Whitestone?" }] });
     expect(response.status).toBe(200);
     const listed = promptPassages();
     const text = events.filter((e) => e.type === "delta").map((e) => e.content).join("");
     expect(text).toBe("Whitestone was ruled by the Briarwoods [S1].");
     expect(events.some((e) => e.type === "delta" && /\[S$/.test(e.content))).toBe(false);
-    expect(events.at(-1).citations.map((c: any) => [c.citation_id, c.title])).toEqual([["S1", listed.get("S2")]]);
+    expect(events.at(-1).citations.map((c: any) => [c.citation_id, c.title])).toEqual([["S1", listed.get("S1")]]);
     expect(fake.requests.at(-1)!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
   });
 
