@@ -21,6 +21,8 @@ export interface Failure {
   readonly failure: FailureKind;
   readonly detail: string;
   readonly issues?: FieldIssue[];
+  /** The OAuth scope a refusal is about (insufficient_scope challenges). */
+  readonly scope?: string;
   /** 429 and 503: when trying again makes sense, in whole seconds (sent as Retry-After). */
   readonly retryAfterSeconds?: number;
 }

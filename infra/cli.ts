@@ -62,6 +62,28 @@ const COMMANDS: Record<string, Command> = {
     positional: "key_id",
     inputs: (v) => ({ path: { key_id: v.key_id } }),
   },
+  "grants list": {
+    usage: "grants list --user USER_ID",
+    operation: "internalListGrants",
+    options: { user: { type: "string" } },
+    required: ["user"],
+    inputs: (v) => ({ path: { user_id: v.user } }),
+  },
+  "grants revoke": {
+    usage: "grants revoke GRANT_ID",
+    operation: "internalRevokeGrant",
+    options: {},
+    required: ["grant_id"],
+    positional: "grant_id",
+    inputs: (v) => ({ path: { grant_id: v.grant_id } }),
+  },
+  "login-link": {
+    usage: "login-link --user USER_ID",
+    operation: "internalIssueLoginLink",
+    options: { user: { type: "string" } },
+    required: ["user"],
+    inputs: (v) => ({ path: { user_id: v.user } }),
+  },
   "members add": {
     usage: "members add --campaign CAMPAIGN_ID --user USER_ID --role owner|admin|player|viewer",
     operation: "internalAddMember",
@@ -216,9 +238,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
     console.log(JSON.stringify({ migrated: true, backend: config.databaseUrl ? "postgres" : "pglite" }));
     return 0;
   }
-  const command = COMMANDS[`${first} ${second ?? ""}`];
+  // Commands are two words ("keys issue") or one ("login-link").
+  const twoWords = COMMANDS[`${first} ${second ?? ""}`];
+  const command = twoWords ?? COMMANDS[first];
   if (!command) throw new UsageError(`unknown command "${[first, second].filter(Boolean).join(" ")}"`);
-  const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: Boolean(command.positional), strict: true });
+  const args = twoWords ? rest : [second, ...rest].filter((arg): arg is string => arg !== undefined);
+  const { values, positionals } = parseArgs({ args, options: command.options, allowPositionals: Boolean(command.positional), strict: true });
   const given: Record<string, unknown> = { ...values };
   if (command.positional) given[command.positional] = positionals[0];
   const missing = command.required.filter((name) => given[name] === undefined);

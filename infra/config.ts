@@ -1,6 +1,7 @@
 // Configuration from environment variables, checked once at start-up.
 import { resolve } from "node:path";
 import { parseCorsOrigins, type CorsOptions } from "../adapters/http/headers.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "../adapters/http/ratelimit.ts";
 import { LOG_LEVELS, type LogLevel } from "../adapters/system/system.ts";
 
 export interface Config {
@@ -14,6 +15,8 @@ export interface Config {
   logLevel: LogLevel;
   environment: string;
   corsOrigins: CorsOptions["origins"];
+  /** Requests per key or token, and per client address on /oauth (DESIGN 9). */
+  rateLimits: RateLimits;
   /** Gemini for answers and embeddings; without a key the service answers offline. */
   gemini: { apiKey: string | null; model: string; embeddingModel: string; baseUrl: string };
   /** Ask's token budgets per user (prompt + answer tokens), per calendar month and hour, UTC. */
@@ -55,6 +58,10 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent. Logs are JSON lines on stderr; keys are never logged." },
   { name: "CMS_ENV", default: "development", meaning: "Environment name reported by /health." },
   { name: "CORS_ORIGINS", default: "*", meaning: "Origins whose browser pages may call the API and /mcp: * or a comma-separated list (https://foundry.example.com). * is safe: auth is a header, never a cookie." },
+  { name: "RATE_LIMIT_PER_MINUTE", default: "600", meaning: "Requests a minute each API key or OAuth token may make, sustained (0 turns the limit off); over it, 429 with Retry-After. Shared by every instance through the database." },
+  { name: "RATE_LIMIT_BURST", default: "60", meaning: "Requests a key or token may make at once before the per-minute rate applies (1–1000000)." },
+  { name: "OAUTH_RATE_LIMIT_PER_MINUTE", default: "60", meaning: "Requests a minute one client address may make to /oauth/* (registration, consent, tokens); 0 turns it off." },
+  { name: "OAUTH_RATE_LIMIT_BURST", default: "20", meaning: "Requests one client address may make to /oauth/* at once (1–1000000)." },
   { name: "GEMINI_API_KEY", default: "(unset)", meaning: "Gemini API key for Ask's answers and embeddings; unset, answers are extractive and offline. Never logged." },
   { name: "GEMINI_MODEL", default: "gemini-2.5-flash", meaning: "Gemini model that writes answers." },
   { name: "GEMINI_EMBEDDING_MODEL", default: "gemini-embedding-001", meaning: "Gemini model for embeddings (768 dimensions). Changing it means re-embedding: vectors of different models are never compared." },
@@ -134,6 +141,12 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
   };
   const images = parseImages(get);
 
+  const limit = (name: string, fallback: number, min: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, 1_000_000));
+  const rateLimits: RateLimits = {
+    keys: { perMinute: limit("RATE_LIMIT_PER_MINUTE", DEFAULT_RATE_LIMITS.keys.perMinute, 0), burst: limit("RATE_LIMIT_BURST", DEFAULT_RATE_LIMITS.keys.burst, 1) },
+    oauth: { perMinute: limit("OAUTH_RATE_LIMIT_PER_MINUTE", DEFAULT_RATE_LIMITS.oauth.perMinute, 0), burst: limit("OAUTH_RATE_LIMIT_BURST", DEFAULT_RATE_LIMITS.oauth.burst, 1) },
+  };
+
   const numberOr = (name: string, fallback: number, min: number, max: number) => (get(name) === undefined ? fallback : integerIn(name, get(name)!, min, max));
   const allowPrivate = (get("WEBHOOK_ALLOW_PRIVATE_TARGETS") ?? "false").toLowerCase();
   if (!["true", "false", "1", "0"].includes(allowPrivate)) throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false (got "${get("WEBHOOK_ALLOW_PRIVATE_TARGETS")}")`);
@@ -155,6 +168,7 @@ export function parseConfig(env: Record<string, string | undefined>, cwd = proce
     logLevel: logLevel as LogLevel,
     environment: get("CMS_ENV") ?? "development",
     corsOrigins,
+    rateLimits,
     gemini,
     ask,
     images,

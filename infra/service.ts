@@ -1,5 +1,8 @@
 import { buildHttpApp } from "../adapters/http/app.ts";
-import { SERVER_BODY_CAP } from "../adapters/http/body.ts";
+import { DEFAULT_BODY_TIMEOUTS, SERVER_BODY_CAP } from "../adapters/http/body.ts";
+import { oauthRoutes } from "../adapters/http/oauth.ts";
+import { RateLimiter } from "../adapters/http/ratelimit.ts";
+import { settingsFor } from "../application/oauth.ts";
 import { mcpEndpoint } from "../adapters/mcp/server.ts";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import { acceptManagedImageUrls } from "../adapters/operations/common.ts";
@@ -20,12 +23,22 @@ export const serviceInfo = (config: Config): ServiceInfo => ({
   publicBaseUrl: config.publicBaseUrl,
 });
 
-export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"] } = {}) {
+export function buildApp(deps: Deps, info: ServiceInfo, options: { corsOrigins?: Config["corsOrigins"]; rateLimiter?: RateLimiter } = {}) {
   const store = deps.images.store;
   acceptManagedImageUrls((url) => store.keyOfUrl(url) !== null);
   // The local store's signed PUT and public GET are served here; an S3 bucket serves its own.
   const byteRoutes = store instanceof LocalBlobStore ? [{ prefix: MEDIA_PATH, methods: ["GET", "HEAD", "PUT"] as const, handle: (request: Request) => store.handle(request) }] : [];
-  return buildHttpApp({ deps, info, operations: OPERATIONS, mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }), cors: { origins: options.corsOrigins ?? "*" }, byteRoutes });
+  const routes = oauthRoutes({ deps, settings: settingsFor(info.publicBaseUrl), bodyTimeouts: DEFAULT_BODY_TIMEOUTS });
+  return buildHttpApp({
+    deps,
+    info,
+    operations: OPERATIONS,
+    mcp: mcpEndpoint({ deps, info, operations: OPERATIONS }),
+    cors: { origins: options.corsOrigins ?? "*" },
+    routes,
+    rateLimiter: options.rateLimiter,
+    byteRoutes,
+  });
 }
 
 export interface RunningService {
@@ -43,7 +56,9 @@ export async function startService(config: Config): Promise<RunningService> {
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
     const dispatcher = startWebhookDispatcher(deps);
-    const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins });
+    const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
+    rateLimiter.start();
+    const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins, rateLimiter });
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: SERVER_BODY_CAP });
     const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`;
     log.info("listening", { url, backend: database.db.backend, public_base_url: config.publicBaseUrl });
@@ -54,6 +69,7 @@ export async function startService(config: Config): Promise<RunningService> {
       deps,
       stop: async () => {
         await app.stop();
+        await rateLimiter.stop();
         await worker.stop();
         await dispatcher.stop();
         await database.close();

@@ -19,6 +19,7 @@ export type * from "./records/ask.ts";
 export type * from "./records/ask-usage.ts";
 export type * from "./records/changes.ts";
 export type * from "./records/webhooks.ts";
+export type * from "./records/oauth.ts";
 export type * from "./records/images.ts";
 export type * from "./records/portability.ts";
 

@@ -12,6 +12,10 @@ export interface KeyMinter {
   mint(): string;
   /** One-way, deterministic digest under which a key is stored and looked up. */
   digest(key: string): string;
+  /** A new random secret (256 bits) after `prefix`: OAuth codes, tokens, sign-ins. */
+  secret(prefix: string): string;
+  /** The PKCE S256 challenge of a verifier (RFC 7636 4.2): base64url of its SHA-256. */
+  s256(verifier: string): string;
 }
 
 export interface Logger {

@@ -7,6 +7,8 @@ import { EventStream, invoke, RawResponse, rawBodyStream, routesOf, type Credent
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
+import { createHash } from "node:crypto";
+import type { Decision, RateLimiter } from "./ratelimit.ts";
 import { bodyOf, STATUS_OF } from "../shared/failures.ts";
 import { API_CSP, BASE_SECURITY_HEADERS, corsHeaders, DOCS_CSP, preflightResponse, type CorsOptions } from "./headers.ts";
 import { DOCS_ASSETS, docsPage, openApiDocument } from "./openapi.ts";
@@ -21,6 +23,10 @@ export interface HttpAppOptions {
   cors?: CorsOptions;
   /** How long a request body may take (tests shorten it). */
   bodyTimeouts?: BodyTimeouts;
+  /** Routes outside the operation table (OAuth, discovery): answered as they are, CORS and headers included. */
+  routes?: readonly { method: "GET" | "POST"; path: string; handle(request: Request): Promise<Response> }[];
+  /** Rate limits (DESIGN 9); none when absent. Decided before the route runs, without a query. */
+  rateLimiter?: RateLimiter;
   /** Routes that carry bytes, not JSON, outside the operation table (the local blob store's PUT and GET). */
   byteRoutes?: readonly ByteRoute[];
 }
@@ -38,7 +44,12 @@ export const jsonResponse = (status: number, body: unknown, headers: Record<stri
   new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 
 export const failureResponse = (failure: Failure, headers: Record<string, string> = {}) => {
-  let extra = failure.failure === "unauthorized" ? { "www-authenticate": "Bearer", ...headers } : headers;
+  let extra =
+    failure.failure === "unauthorized"
+      ? { "www-authenticate": "Bearer", ...headers }
+      : failure.scope
+        ? { "www-authenticate": `Bearer error="insufficient_scope", scope="${failure.scope}"`, ...headers }
+        : headers;
   if (failure.retryAfterSeconds !== undefined) extra = { "retry-after": String(failure.retryAfterSeconds), ...extra };
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
@@ -118,7 +129,19 @@ function assetServer() {
   };
 }
 
-export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, byteRoutes = [] }: HttpAppOptions) {
+/**
+ * The bucket a request draws from: its key or token (by digest, so before any lookup), and on the
+ * OAuth endpoints its client address too. Null when nothing limits it.
+ */
+function rateLimited(limiter: RateLimiter, request: Request, pathname: string, address: string | null): Decision | null {
+  const credential = presentedKey(request.headers);
+  let decision: Decision | null = null;
+  if (credential && credential.length <= 200) decision = limiter.take(`key:${createHash("sha256").update(credential).digest("hex")}`, "keys");
+  if (pathname.startsWith("/oauth/") && decision?.allowed !== false) decision = limiter.take(`ip:${address ?? "unknown"}`, "oauth") ?? decision;
+  return decision;
+}
+
+export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*" }, bodyTimeouts = DEFAULT_BODY_TIMEOUTS, routes = [], rateLimiter, byteRoutes = [] }: HttpAppOptions) {
   const context = { deps, info };
   const openapi = openApiDocument(operations, info);
   const routeShapes: { method: string; pattern: RegExp }[] = [];
@@ -181,7 +204,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
 
   const methodsAt = (pathname: string) => [...new Set(routeShapes.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method))];
 
-  app.onRequest(({ request, set }) => {
+  app.onRequest(({ request, set, server }) => {
     const requestId = request.headers.get("x-request-id")?.slice(0, 100) || crypto.randomUUID();
     const { pathname } = new URL(request.url);
     Object.assign(set.headers, BASE_SECURITY_HEADERS, corsHeaders(cors, request.headers.get("origin")));
@@ -195,6 +218,11 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       const methods = methodsAt(pathname);
       if (!methods.length) return jsonResponse(404, { detail: "Not Found" });
       return preflightResponse(cors, request, methods);
+    }
+    if (rateLimiter) {
+      const decision = rateLimited(rateLimiter, request, pathname, server?.requestIP(request)?.address ?? null);
+      if (decision && !decision.allowed) return jsonResponse(429, { detail: "Rate limit exceeded" }, decision.headers);
+      if (decision) Object.assign(set.headers, decision.headers);
     }
   });
 
@@ -234,6 +262,10 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
   app.get("/docs", () => new Response(docsPage("/openapi.json"), { headers: { "content-type": "text/html; charset=utf-8" } }));
   const serveAsset = assetServer();
   for (const path of Object.keys(DOCS_ASSET_FILES)) app.get(path, ({ request }: { request: Request }) => serveAsset(path, request));
+  for (const route of routes) {
+    routeShapes.push({ method: route.method, pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/?$`) });
+    app.route(route.method, route.path, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
+  }
   if (mcp) {
     for (const method of ["GET", "POST", "DELETE"] as const) {
       routeShapes.push({ method, pattern: /^\/mcp\/?$/ });

@@ -5,7 +5,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
 // MCP rides on HTTP: a refused key or body is answered as an HTTP response.
-import { failureResponse } from "../http/app.ts";
+import { failureResponse, jsonResponse } from "../http/app.ts";
+import { resourceMetadataUrl } from "../http/oauth.ts";
 import { BodyRejected, boundedRequest } from "../http/body.ts";
 import { presentedKey } from "../shared/credentials.ts";
 import { bodyOf, STATUS_OF } from "../shared/failures.ts";
@@ -49,9 +50,15 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
   const withStructuredOutput = new Set(tools.filter((tool) => tool.outputSchema).map((tool) => tool.name));
   const context = { deps, info };
 
+  const resourceMetadata = resourceMetadataUrl(info.publicBaseUrl);
   return async (request: Request): Promise<Response> => {
-    const authenticated = await authenticate(deps, presentedKey(request.headers));
-    if (!authenticated.ok) return failureResponse(authenticated.error);
+    const presented = presentedKey(request.headers);
+    const authenticated = await authenticate(deps, presented);
+    // MCP authorization: the 401 tells an OAuth client where to start (RFC 9728 5.1).
+    if (!authenticated.ok)
+      return failureResponse(authenticated.error, {
+        "www-authenticate": `Bearer resource_metadata="${resourceMetadata}"${presented ? `, error="invalid_token", error_description="The access token or API key is not valid"` : ""}`,
+      });
     const caller = authenticated.value;
     // The SDK reads the whole body itself: read it first, within the largest JSON route's limit.
     try {
@@ -59,6 +66,18 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
     } catch (error) {
       if (error instanceof BodyRejected) return error.response();
       throw error;
+    }
+    // A token without a tool's scope is refused at the HTTP level, as the MCP authorization spec
+    // asks, so the client can step up; the challenge names what it holds plus what it lacks.
+    if (caller.profile === "agent") {
+      const lacking = await lackingScope(request, byName, caller.scopes);
+      if (lacking) {
+        const wanted = [...new Set([...caller.scopes, lacking.scope])].join(" ");
+        const detail = `Insufficient scope: the tool ${lacking.tool} needs the ${lacking.scope} scope, which this token was not granted`;
+        return jsonResponse(403, { detail }, {
+          "www-authenticate": `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${resourceMetadata}", error_description="${detail}"`,
+        });
+      }
     }
 
     // Stateless: a fresh server and transport per HTTP request, so any instance can answer any call.
@@ -90,4 +109,21 @@ export function mcpEndpoint({ deps, info, operations }: { deps: Deps; info: Serv
       await server.close();
     }
   };
+}
+
+/** The first tool call in a JSON-RPC message (or batch) whose tool needs a scope the token lacks. */
+async function lackingScope(request: Request, byName: Map<string, Operation>, scopes: readonly string[]): Promise<{ tool: string; scope: string } | null> {
+  let message: unknown;
+  try {
+    message = await request.clone().json();
+  } catch {
+    return null; // the SDK answers the parse error
+  }
+  for (const item of Array.isArray(message) ? message : [message]) {
+    const call = item as { method?: unknown; params?: { name?: unknown } } | null;
+    if (call?.method !== "tools/call" || typeof call.params?.name !== "string") continue;
+    const scope = byName.get(call.params.name)?.access.scope;
+    if (scope && !scopes.includes(scope)) return { tool: call.params.name, scope };
+  }
+  return null;
 }

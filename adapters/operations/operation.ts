@@ -6,7 +6,8 @@ import { fail, isFailure, type Failure, type Result } from "../../domain/errors.
 import type { Caller } from "../../domain/identity.ts";
 import type { CampaignWithStanding, OwnedKind } from "../../ports/records.ts";
 import type { Deps } from "../../application/deps.ts";
-import { authenticate, authenticateIn, INVALID_KEY, plausibleKey } from "../../application/auth.ts";
+import type { OAuthScope } from "../../domain/oauth.ts";
+import { authenticate, authenticateIn, INVALID_KEY, plausibleKey, requireScope } from "../../application/auth.ts";
 import { requireFirstParty, standingAccess, type CampaignAccess } from "../../application/access.ts";
 import { asActor } from "../shared/actor.ts";
 import { decodeInputs } from "./validation.ts";
@@ -98,9 +99,8 @@ export type InputOf<I extends InputSchemas> = {
 /** What `run` must answer: the output schema's static type (or a raw answer), nothing (204) when there is none. */
 export type OutputOf<O> = O extends TSchema ? Static<O> | RawResponse | EventStream : null | RawResponse;
 
-/** OAuth scopes (DESIGN: OAuth); declared per operation, not enforced yet (API keys carry full access). */
-export const OAUTH_SCOPES = ["profile", "worlds_read", "sessions_read", "characters_read", "agent_write"] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+/** OAuth scopes (DESIGN 7), declared per operation and enforced by `invoke()` for OAuth tokens (API keys carry full access). */
+export { OAUTH_SCOPES, type OAuthScope } from "../../domain/oauth.ts";
 
 /** Where a campaign-scoped operation's campaign is, found from the validated input. */
 export type CampaignLocator = { campaign_id: string } | { record: OwnedKind; id: string; notFound: string };
@@ -287,9 +287,14 @@ export async function invoke(operation: Operation, context: BaseContext, credent
   if (!caller && !plausibleKey(key)) return fail("unauthorized", INVALID_KEY);
   /** The key alone, when the answer is a refusal of the input: 401 still comes first. */
   const refuse = async (refusal: Result<never>): Promise<Result<never>> => {
-    if (caller) return refusal;
-    const known = await authenticate(deps, key);
-    return known.ok ? refusal : known;
+    let who = caller;
+    if (!who) {
+      const known = await authenticate(deps, key);
+      if (!known.ok) return known;
+      who = known.value;
+    }
+    const scoped = requireScope(who, access.scope);
+    return scoped.ok ? refusal : scoped;
   };
   if (access.auth !== "campaign") {
     if (!caller) {
@@ -301,6 +306,8 @@ export async function invoke(operation: Operation, context: BaseContext, credent
       const allowed = requireFirstParty(caller);
       if (!allowed.ok) return allowed;
     }
+    const scoped = requireScope(caller, access.scope);
+    if (!scoped.ok) return scoped;
     const decoded = decodeInputs(operation, raw);
     const known = caller;
     return decoded.ok ? asActor(known.userId, () => operation.run({ ...context, caller: known }, decoded.value)) : decoded;
@@ -322,6 +329,8 @@ export async function invoke(operation: Operation, context: BaseContext, credent
     if (!known.ok) return known;
     ({ caller, found } = known.value);
   }
+  const scoped = requireScope(caller, access.scope);
+  if (!scoped.ok) return scoped;
   const granted = standingAccess(caller, found, access.level);
   if (!granted.ok) return access.hidden && "record" in located && granted.error.failure === "forbidden" ? fail("not_found", located.notFound) : granted;
   const known = caller;

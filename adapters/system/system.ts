@@ -36,6 +36,8 @@ export const uuidV7: IdGenerator = {
 export const apiKeyMinter: KeyMinter = {
   mint: () => `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`,
   digest: (key) => createHash("sha256").update(key).digest("hex"),
+  secret: (prefix) => `${prefix}${randomBytes(32).toString("base64url")}`,
+  s256: (verifier) => createHash("sha256").update(verifier).digest("base64url"),
 };
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;

@@ -31,7 +31,7 @@ const NOT_FIRST_PARTY = "This route needs a first-party key with the product_wri
 
 const SYSTEM_PATHS = new Set(["/health", "/health/database", "/", "/v1"]);
 /** Any valid key, no campaign: the caller's own campaigns and profile. */
-const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser", "getAskQuota"]);
+const NO_CAMPAIGN = new Set(["listCampaigns", "createCampaign", "getCurrentUser", "getAskQuota", "listMyGrants", "revokeMyGrant"]);
 /** Levels the documents name; otherwise reads need read and every change needs write. */
 const DOCUMENTED_LEVEL: Record<string, Level> = {
   updateCampaign: "manage",

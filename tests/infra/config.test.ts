@@ -45,6 +45,10 @@ describe("configuration", () => {
       WEBHOOK_MAX_FAILURES: "3",
       WEBHOOK_RETRY_BASE_MS: "50",
       WEBHOOK_TIMEOUT_MS: "2000",
+      RATE_LIMIT_PER_MINUTE: "1200",
+      RATE_LIMIT_BURST: "100",
+      OAUTH_RATE_LIMIT_PER_MINUTE: "0",
+      OAUTH_RATE_LIMIT_BURST: "5",
     });
     expect(config).toEqual({
       port: 9001,
@@ -82,6 +86,7 @@ describe("configuration", () => {
       },
       changeRetentionDays: 7,
       webhooks: { allowPrivateTargets: true, maxFailures: 3, retryBaseMs: 50, timeoutMs: 2000 },
+      rateLimits: { keys: { perMinute: 1200, burst: 100 }, oauth: { perMinute: 0, burst: 5 } },
     });
   });
 
@@ -96,6 +101,8 @@ describe("configuration", () => {
   test.each([
     [{ PORT: "abc" }, "PORT"],
     [{ CHANGE_RETENTION_DAYS: "0" }, "CHANGE_RETENTION_DAYS"],
+    [{ RATE_LIMIT_BURST: "0" }, "RATE_LIMIT_BURST"],
+    [{ RATE_LIMIT_PER_MINUTE: "-1" }, "RATE_LIMIT_PER_MINUTE"],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes please" }, "WEBHOOK_ALLOW_PRIVATE_TARGETS"],
     [{ CORS_ORIGINS: "foundry.example.com" }, "CORS_ORIGINS"],
     [{ CORS_ORIGINS: "https://foundry.example.com/path" }, "CORS_ORIGINS"],

@@ -13,6 +13,9 @@ export const freePort = (): number => {
   return port;
 };
 
+/** Suites make hundreds of requests a second with one key: test servers get limits they never reach (the rate-limit suite sets its own). */
+export const HIGH_LIMITS = { RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_BURST: "1000000", OAUTH_RATE_LIMIT_PER_MINUTE: "1000000", OAUTH_RATE_LIMIT_BURST: "1000000" };
+
 export const randomAdminKey = () => `test_admin_${crypto.randomUUID().replaceAll("-", "")}`;
 
 export interface TestServer {
@@ -32,7 +35,8 @@ export async function startServer(env: Record<string, string> = {}, options: { k
   let output = "";
   const child = Bun.spawn([process.execPath, join(PROJECT_ROOT, "infra", "main.ts")], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, CMS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", ...env },
+    // The address tests reach it at, so OAuth discovery names it (clients compare origins).
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, CMS_ADMIN_KEY: adminKey, LOG_LEVEL: "warn", PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...HIGH_LIMITS, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
