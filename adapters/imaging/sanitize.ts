@@ -7,6 +7,8 @@ import { IMAGE_FORMATS } from "../../domain/images.ts";
 
 // Decoded pixels are not worth keeping between requests; each decode holds its memory only while it runs.
 sharp.cache(false);
+// One libvips thread per image: each thread holds its own buffers, and uploads are not latency-critical.
+sharp.concurrency(1);
 
 const ALLOWED = "JPEG, PNG, WebP, GIF or AVIF";
 
@@ -30,8 +32,16 @@ const formatOf = (metadata: Metadata): CleanedImage["format"] | null => {
   return metadata.format && metadata.format in IMAGE_FORMATS ? (metadata.format as CleanedImage["format"]) : null;
 };
 
+/** Above this, the buffers of the images before are collected first (measured: 8 × 20 MB completes peaked 364 MB without). */
+const COLLECT_ABOVE_BYTES = 4 * 1024 * 1024;
+
 export const sharpImageProcessor: ImageProcessor = {
-  clean: (bytes, limits) => exclusive(() => clean(bytes, limits)),
+  clean: (bytes, limits) =>
+    exclusive(() => {
+      // The collector otherwise lets the 20 MB buffers of earlier uploads pile up before it runs.
+      if (bytes.byteLength > COLLECT_ABOVE_BYTES) Bun.gc(true);
+      return clean(bytes, limits);
+    }),
 };
 
 async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }> {
@@ -52,10 +62,14 @@ async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true
   try {
     const animated = format === "gif" || format === "webp";
     // limitInputPixels again: the header could lie about what the data decodes to.
-    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error" }).rotate();
+    // Sequential: libvips streams the decode into the encode instead of holding the whole bitmap.
+    // Turned upright only when the EXIF says so: rotating needs the whole bitmap at once.
+    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error", sequentialRead: true });
+    if ((metadata.orientation ?? 1) > 1) pipeline = pipeline.rotate();
     pipeline =
       format === "jpeg"
-        ? pipeline.jpeg({ quality: 85 })
+        ? // Optimized Huffman tables need every coefficient of the image held at once (+130 MB for 22 MP).
+          pipeline.jpeg({ quality: 85, optimiseCoding: false })
         : format === "png"
           ? pipeline.png({ compressionLevel: 6 })
           : format === "webp"

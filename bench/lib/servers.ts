@@ -86,6 +86,8 @@ export interface ServiceOptions {
   bunFlags?: string[];
   /** Pass the service's output on to this process's (the default keeps it for error messages only). */
   echo?: boolean;
+  /** More environment for the service (e.g. S3_* for the image benchmark). */
+  env?: Record<string, string>;
 }
 
 /** The service, `bun infra/main.ts`, on 127.0.0.1 with the bench's admin key. */
@@ -100,6 +102,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // The limiter runs (its cost is measured) but the load never reaches it: one key at thousands a second.
     RATE_LIMIT_PER_MINUTE: "1000000",
     RATE_LIMIT_BURST: "1000000",
+    ...options.env,
   };
   const settings: Record<string, string | number> = {
     backend: options.databaseUrl ? "postgres" : "pglite",
