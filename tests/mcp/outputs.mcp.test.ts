@@ -2,6 +2,7 @@
 // outputSchema. tests/support/mcp.ts checks every callTool with Ajv; this suite makes sure every
 // tool with an outputSchema is called at least once, on records with their optional parts filled.
 import { describe, expect, test } from "bun:test";
+import sharp from "sharp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
@@ -141,6 +142,15 @@ describe("MCP tool results match their output schemas", () => {
     // Ask (offline): an answer with citations, checked against its output schema like the rest.
     const answer = await call("ask_campaign", { campaign_id: campaignId, messages: [{ role: "user", content: "Who is Vex, the ranger of Emon?" }] });
     expect(answer.citations.length).toBeGreaterThan(0);
+
+    // Images: a real upload of a small PNG, so complete_image_upload answers with its own output.
+    const grant = await call("init_image_upload", { campaign_id: campaignId, entity_type: "character", entity_id: vex.id, file_name: "vex.png", content_type: "image/png" });
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer();
+    expect((await fetch(grant.upload_url, { method: "PUT", body: png, headers: { "content-type": "image/png" } })).status).toBe(200);
+    const uploaded = await call("complete_image_upload", { campaign_id: campaignId, object_key: grant.object_key, entity_type: "character", entity_id: vex.id });
+    expect(uploaded).toEqual({ url: grant.public_url, attached: true });
+    await call("get_image_usage", { campaign_id: campaignId });
+    expect(await call("delete_entity_image", { campaign_id: campaignId, entity_type: "character", entity_id: vex.id })).toEqual({ removed: true });
 
     const { tools } = await mcp.listTools();
     const withOutput = tools.filter((tool) => tool.outputSchema).map((tool) => tool.name);

@@ -60,6 +60,17 @@ const until = async (what: string, check: () => boolean, ms = 20_000) => {
   }
 };
 
+// The receiver answers before the service records the attempt: read the service's own state by polling.
+const eventually = async <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> => {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value).slice(0, 300)}`);
+    await Bun.sleep(50);
+  }
+};
+
 const FLAGS = { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_BASE_MS: "300", WEBHOOK_MAX_FAILURES: "3", WEBHOOK_TIMEOUT_MS: "3000" };
 
 describe("the SSRF guard", () => {
@@ -137,7 +148,7 @@ for (const backend of await recordBackends()) {
       expect(verifies("whsec_" + Buffer.from("not the secret").toString("base64"), hooks.got[0]!)).toBe(false);
       expect(mine[0]!.id).toBe(`msg_${campaign.id}_${mine[0]!.json.data.seq}`);
       expect(Math.abs(Number(mine[0]!.timestamp) - Date.now() / 1000)).toBeLessThan(60);
-      const log = await gm.api.get(`/v1/campaigns/${campaign.id}/webhooks/${made.body.id}/deliveries`);
+      const log = await eventually("three logged deliveries", () => gm.api.get(`/v1/campaigns/${campaign.id}/webhooks/${made.body.id}/deliveries`), (r) => r.body.data.length >= 3);
       expect(log.body.data.slice(0, 3).map((d: any) => [d.ok, d.status_code])).toEqual([[true, 200], [true, 200], [true, 200]]);
 
       const bad = await gm.api.post(`/v1/campaigns/${campaign.id}/webhooks`, { url: hooks.url, events: ["dragon"] });
@@ -154,8 +165,8 @@ for (const backend of await recordBackends()) {
       const emon = (await gm.api.post("/v1/locations", { campaign_id: campaign.id, name: "Emon" })).body;
       await gm.api.post("/v1/characters", { campaign_id: campaign.id, character_name: "Filtered out" });
       await until("the webhook to be disabled", () => hooks.got.length >= 3);
+      const state = (await eventually("the webhook disabled", () => gm.api.get(`/v1/campaigns/${campaign.id}/webhooks`), (r) => r.body.data[0]?.enabled === false)).body.data[0];
       await Bun.sleep(300);
-      const state = (await gm.api.get(`/v1/campaigns/${campaign.id}/webhooks`)).body.data[0];
       expect(state).toMatchObject({ enabled: false, failures: 3, disabled_reason: "Disabled after 3 failed deliveries in a row; the last: HTTP 500" });
       expect(hooks.got.length).toBe(3);
       expect(new Set(hooks.got.map((r) => r.id)).size).toBe(1); // the same message, retried
