@@ -105,7 +105,7 @@ async function checkFolder(repos: Repositories, entry: JournalEntry): Promise<Re
 }
 
 /** Chunks, the search document (with who may see it) and wikilinks: all in the entry's transaction. */
-async function afterWrite(tx: Repositories, deps: Deps, entry: JournalEntry, previous: JournalEntry | null) {
+export async function afterWrite(tx: Repositories, deps: Deps, entry: JournalEntry, previous: JournalEntry | null) {
   const contentChanged = !previous || previous.content !== entry.content;
   if (contentChanged) {
     const chunks = chunkText(stripWikilinks(entry.content)).map((text, position) => ({ position, text, token_count: estimateTokens(text) }));
