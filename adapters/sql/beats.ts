@@ -2,13 +2,12 @@
 import type { Beat, BeatType } from "../../domain/beats.ts";
 import type { BeatRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged } from "./rows.ts";
-import { ancestry, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { counted, paged } from "./rows.ts";
+import { ancestry, campaignRecord, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const BEATS = table<Beat>("beats", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   label: text,
   type: oneOf<BeatType>(),
   description: textOrNull,
@@ -16,8 +15,7 @@ const BEATS = table<Beat>("beats", {
   parent_id: textOrNull,
   metadata: jsonb<Beat["metadata"]>(null),
   game_session_ids: textList,
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: "beats" });
 const COLUMNS = BEATS.columns();
 const toBeat = BEATS.toRecord;
@@ -26,7 +24,7 @@ export function beats(db: SqlExecutor): BeatRepository {
   return {
     ...crud(db, BEATS),
     async listByCampaign(campaignId, page) {
-      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page);
+      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page, counted("$1", "beats"));
       return { rows: rows.map(toBeat), total };
     },
     async listBySession(sessionId, page) {

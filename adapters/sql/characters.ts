@@ -2,16 +2,15 @@
 import { characterSearchText, type Character, type CharacterType } from "../../domain/characters.ts";
 import type { CharacterRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged, Where } from "./rows.ts";
+import { counted, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
-import { boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { boolean, campaignRecord, crud, oneOf, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const CHARACTERS = table<Character>(
   "characters",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     character_name: text,
     character_aliases: textList,
     player_name: textOrNull,
@@ -24,8 +23,7 @@ const CHARACTERS = table<Character>(
     tcg_image: textOrNull,
     approved: boolean,
     merge: boolean,
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   { addressedAs: "characters", written: { search_text: { value: characterSearchText } } },
 );
@@ -40,7 +38,9 @@ export function characters(db: SqlExecutor): CharacterRepository {
       const columns = CHARACTERS.columns("c");
       const { rows, total } = filters.search
         ? await searchedList(db, columns, "c", where.clauses, where.params, filters.search, page)
-        : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page);
+        : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page,
+            // Without a type filter the total is a counter; a type filter counts its matches.
+            filters.type ? undefined : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"));
       return { rows: rows.map(CHARACTERS.toRecord), total };
     },
   };
