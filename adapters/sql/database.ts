@@ -1,5 +1,6 @@
 // One small interface over postgres.js and PGlite, so every query is written once.
 import { PGlite } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
 import { currentActor } from "../shared/actor.ts";
@@ -97,7 +98,7 @@ export async function retryingConflicts<T>(run: () => Promise<T>, attempts = MAX
 /** `dataDir` null keeps the database in memory (tests). */
 export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
   // A small cache: the embedded database is for one machine, and WebAssembly memory never shrinks.
-  const db = await PGlite.create(dataDir ?? undefined, { extensions: { pg_trgm }, postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"] });
+  const db = await PGlite.create(dataDir ?? undefined, { extensions: { btree_gin, pg_trgm }, postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"] });
   type PgliteRunner = Pick<PGlite, "query" | "exec">;
   // PGlite hands every message through fresh ArrayBuffers; the collector lets them pile up
   // (hundreds of MB after a bulk import), so a transaction that moved a lot asks for a collection.
