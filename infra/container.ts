@@ -11,7 +11,7 @@ import { o200kTokenCounter } from "../adapters/ai/tokenizer.ts";
 import { sharpCardRenderer } from "../adapters/imaging/cards.ts";
 import { httpWebhookSender } from "../adapters/webhooks/http.ts";
 import type { WebhookSettings } from "../application/webhooks.ts";
-import type { GenerateRequest, LanguageModel } from "../ports/ai.ts";
+import type { Embedder, GenerateRequest, LanguageModel } from "../ports/ai.ts";
 import type { Deps, ImageServices } from "../application/deps.ts";
 import { LocalBlobStore } from "../adapters/blobs/local.ts";
 import { S3BlobStore } from "../adapters/blobs/s3.ts";
@@ -85,6 +85,20 @@ function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageMode
   };
 }
 
+/** Gemini embeddings, the SDK loaded on first use like the answerer's. */
+function lazyGeminiEmbedder(gemini: Config["gemini"] & { apiKey: string }): Embedder {
+  let embedder: Promise<Embedder> | null = null;
+  const load = () =>
+    (embedder ??= import("../adapters/ai/gemini.ts").then(
+      ({ GeminiEmbedder }) => new GeminiEmbedder({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
+    ));
+  return {
+    name: gemini.embeddingModel,
+    dimensions: 768, // GEMINI_EMBEDDING_DIMENSIONS, without loading the SDK to read it
+    embed: async (texts, purpose, signal) => (await load()).embed(texts, purpose, signal),
+  };
+}
+
 /** What buildDeps reads of the configuration (tests pass only what they change). */
 export type DepsConfig = Partial<Pick<Config, "gemini" | "ask" | "webhooks">>;
 
@@ -123,7 +137,9 @@ export function buildDeps(db: SqlDatabase, log: Logger, images: ImageServices = 
     writer: extractiveHandoutWriter,
     cards: sharpCardRenderer,
     images,
-    retriever: sqlRetriever(db),
+    // With a key, passages get Gemini vectors in the background (infra/worker.ts) and questions are
+    // ranked by words and vectors together.
+    retriever: sqlRetriever(db, { embedder: gemini ? lazyGeminiEmbedder({ ...gemini, apiKey: gemini.apiKey! }) : null }),
     ask: {
       model: gemini ? lazyGemini({ ...gemini, apiKey: gemini.apiKey! }) : null,
       tokens: o200kTokenCounter,

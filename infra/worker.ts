@@ -14,7 +14,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -63,6 +63,30 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     });
   };
   const sweepTimer = setInterval(sweep, options.imageSweepMs ?? 60_000);
+  // Ask's dense vectors (an embedder is configured): passages written since the last look are
+  // embedded in batches here, never in the write's transaction. A provider refusal waits for its
+  // retry hint (or a minute); one pass at a time, stopped with the worker.
+  const embedding = new AbortController();
+  let embedRunning: Promise<void> | null = null;
+  let embedPausedUntil = 0;
+  const embed = () => {
+    const indexPending = deps.retriever.indexPending?.bind(deps.retriever);
+    if (!indexPending || stopped || embedRunning || Date.now() < embedPausedUntil) return;
+    embedRunning = (async () => {
+      try {
+        const embedded = await indexPending(null, embedding.signal);
+        if (embedded) deps.log.debug("ask passages embedded", { passages: embedded });
+      } catch (error) {
+        if (embedding.signal.aborted) return;
+        const retryAfter = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
+        embedPausedUntil = Date.now() + (retryAfter ?? 60) * 1000;
+        deps.log.warn("ask embedding failed", { error: (error as Error).message, retryInSeconds: retryAfter ?? 60 });
+      }
+    })().finally(() => {
+      embedRunning = null;
+    });
+  };
+  const embedTimer = deps.retriever.indexPending ? setInterval(embed, options.embedMs ?? 2000) : null;
   return {
     wake,
     stop: async () => {
@@ -71,8 +95,11 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearTimeout(firstPrune);
       clearInterval(pruning);
       clearInterval(sweepTimer);
+      if (embedTimer) clearInterval(embedTimer);
+      embedding.abort();
       await running;
       await sweeping;
+      await embedRunning;
     },
   };
 }

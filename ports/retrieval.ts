@@ -68,8 +68,9 @@ export interface Retriever {
   /** Best first; never a passage the query's `journals` reach does not allow, never one after `asOfSessionId`. */
   retrieve(query: RetrievalQuery): Promise<Passage[]>;
   /**
-   * Brings dense vectors up to date for passages written since the last call (an embedder is
-   * configured); resolves at once otherwise. Lexical retrieval never waits for it.
+   * Brings dense vectors up to date for passages written since the last call, of one campaign or
+   * (null) of all, when an embedder is configured; resolves at once with 0 otherwise. The
+   * background worker calls it: writes and lexical retrieval never wait for it.
    */
-  indexPending?(campaignId: string, signal?: AbortSignal): Promise<number>;
+  indexPending?(campaignId: string | null, signal?: AbortSignal): Promise<number>;
 }

@@ -1,8 +1,9 @@
 // Beats: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as beats from "../../application/beats.ts";
-import { defineOperation, defineOperations } from "./operation.ts";
-import { Id, literals, Metadata, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, WithLinksQuery, Defaulted, campaignOrSessionMissing } from "./common.ts";
+import { defineOperations } from "./operation.ts";
+import { byBodyCampaign, bySessionOrCampaign, plainRows } from "./crud.ts";
+import { Id, literals, Metadata, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 
 const BeatType = literals(["major", "minor", "step"] as const);
 
@@ -75,69 +76,37 @@ export const BeatListQuery = Type.Object({
   ...PageQuery,
 });
 
-const beatPath = Type.Object({ beat_id: Id("Beat id") });
+const beat = plainRows({ name: "Beat", tag: "Beats", record: "beats", readScope: "sessions_read" });
 export const beatOperations = defineOperations({ publishedAt: 120 }, [
-  defineOperation({
-    id: "listBeats",
-    summary: "List beats",
+  beat.list({
     description: "With campaign_id: the campaign's beats ordered by index (paginated). With session_id: the beats linked to that session (paginated), or with include_hierarchy=true a nested, unpaginated tree of hierarchy nodes with children and linkedEntities.",
-    tag: "Beats",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => (query.session_id ? { record: "sessions", id: query.session_id, notFound: "Session not found" } : query.campaign_id ? { campaign_id: query.campaign_id } : campaignOrSessionMissing) },
-    http: { method: "GET", path: "/v1/beats", status: 200 },
-    mcp: { name: "list_beats", title: "List beats", readOnly: true },
+    campaign: bySessionOrCampaign,
     input: { query: BeatListQuery },
     output: Type.Union([PageOf(Beat, "BeatPage"), Type.Array(BeatNode)]),
     run: ({ deps, caller, access }, { query }) => beats.listBeats(deps, caller, access, query),
   }),
-  defineOperation({
-    id: "createBeat",
-    summary: "Create a beat",
+  beat.create({
     description: `Creates a narrative beat (major, minor or step). Minor beats and steps may hang under a parent of the same campaign; a beat can never be its own ancestor. ${WIKILINKS_STRIPPED}`,
-    tag: "Beats",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
-    http: { method: "POST", path: "/v1/beats", status: 201 },
-    mcp: { name: "create_beat", title: "Create a beat", readOnly: false, destructive: false, idempotent: false },
+    campaign: byBodyCampaign,
     input: { body: BeatCreate },
     output: Beat,
-    run: ({ deps, caller, access }, { body }) => {
-      const { campaign_id, ...fields } = body;
-      return beats.createBeat(deps, caller, access, fields);
-    },
+    run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => beats.createBeat(deps, caller, access, fields),
   }),
-  defineOperation({
-    id: "getBeat",
-    summary: "Get a beat",
+  beat.get({
     description: `Reads one beat. ${WIKILINKS_STRIPPED}`,
-    tag: "Beats",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "beats", id: path.beat_id, notFound: "Beat not found" }) },
-    http: { method: "GET", path: "/v1/beats/{beat_id}", status: 200 },
-    mcp: { name: "get_beat", title: "Get a beat", readOnly: true },
-    input: { path: beatPath, query: WithLinksQuery },
+    input: { query: WithLinksQuery },
     output: Beat,
-    run: ({ deps, caller, access }, { path, query }) => beats.getBeat(deps, caller, access, path.beat_id, query.with_links ?? false),
+    run: ({ deps, caller, access }, { query }, id) => beats.getBeat(deps, caller, access, id, query.with_links),
   }),
-  defineOperation({
-    id: "updateBeat",
-    summary: "Update a beat",
+  beat.update({
     description: `JSON merge patch (application/merge-patch+json): sent fields change, null clears, omitted stay. ${WIKILINKS_STRIPPED}`,
-    tag: "Beats",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "beats", id: path.beat_id, notFound: "Beat not found" }) },
-    http: { method: "PATCH", path: "/v1/beats/{beat_id}", status: 200 },
-    mcp: { name: "update_beat", title: "Update a beat", readOnly: false, destructive: false, idempotent: true },
-    input: { path: beatPath, body: BeatPatch },
+    input: { body: BeatPatch },
     output: Beat,
-    run: ({ deps, caller, access }, { path, body }) => beats.updateBeat(deps, caller, access, path.beat_id, body),
+    run: ({ deps, caller, access }, { body }, id) => beats.updateBeat(deps, caller, access, id, body),
   }),
-  defineOperation({
-    id: "deleteBeat",
-    summary: "Delete a beat",
+  beat.remove({
     description: "Deletes a beat: its children stay, without a parent, and the links made from it go.",
-    tag: "Beats",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "beats", id: path.beat_id, notFound: "Beat not found" }) },
-    http: { method: "DELETE", path: "/v1/beats/{beat_id}", status: 204 },
-    mcp: { name: "delete_beat", title: "Delete a beat", readOnly: false, destructive: true, idempotent: true },
-    input: { path: beatPath },
-    run: ({ deps, caller, access }, { path }) => beats.deleteBeat(deps, caller, access, path.beat_id),
+    run: ({ deps, caller, access }, id) => beats.deleteBeat(deps, caller, access, id),
   }),
 ]);
 

@@ -1,7 +1,8 @@
 // Characters: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as characters from "../../application/characters.ts";
-import { defineOperation, defineOperations } from "./operation.ts";
+import { defineOperations } from "./operation.ts";
+import { byBodyCampaign, byQueryCampaign, plainRows } from "./crud.ts";
 import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";
 
@@ -81,15 +82,11 @@ export const CharacterListQuery = Type.Object({
   ...PageQuery,
 });
 
+const character = plainRows({ name: "Character", tag: "Characters", record: "characters", readScope: "characters_read" });
 export const characterOperations = defineOperations({ publishedAt: 30 }, [
-  defineOperation({
-    id: "listCharacters",
-    summary: "List characters",
+  character.list({
     description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns only id, character_name, type and image. ${WIKILINKS_SYNCED}`,
-    tag: "Characters",
-    access: { auth: "campaign", level: "read", scope: "characters_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
-    http: { method: "GET", path: "/v1/characters", status: 200 },
-    mcp: { name: "list_characters", title: "List characters", readOnly: true },
+    campaign: byQueryCampaign,
     input: { query: CharacterListQuery },
     output: PageOf(Type.Union([Character, CharacterCard]), "CharacterPage"),
     run: ({ deps, caller, access }, { query }) =>
@@ -98,60 +95,33 @@ export const characterOperations = defineOperations({ publishedAt: 30 }, [
         size: query.size,
         search: query.search,
         character_type: query.character_type,
-        approved_only: query.approved_only ?? true,
-        with_links: query.with_links ?? false,
+        approved_only: query.approved_only,
+        with_links: query.with_links,
         fields: query.fields,
       }),
   }),
-  defineOperation({
-    id: "createCharacter",
-    summary: "Create a character",
+  character.create({
     description: `Creates a character. speaker_id links the player (a speaker of the same campaign); the character may not share the player's name. Aliases are normalized and deduplicated. ${WIKILINKS_SYNCED}`,
-    tag: "Characters",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
-    http: { method: "POST", path: "/v1/characters", status: 201 },
-    mcp: { name: "create_character", title: "Create a character", readOnly: false, destructive: false, idempotent: false },
+    campaign: byBodyCampaign,
     input: { body: CharacterCreate },
     output: Character,
-    run: ({ deps, caller, access }, { body }) => {
-      const { campaign_id, ...fields } = body;
-      return characters.createCharacter(deps, caller, access, fields);
-    },
+    run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => characters.createCharacter(deps, caller, access, fields),
   }),
-  defineOperation({
-    id: "getCharacter",
-    summary: "Get a character",
+  character.get({
     description: `Reads one character, with the linked player. ${WIKILINKS_SYNCED}`,
-    tag: "Characters",
-    access: { auth: "campaign", level: "read", scope: "characters_read", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
-    http: { method: "GET", path: "/v1/characters/{character_id}", status: 200 },
-    mcp: { name: "get_character", title: "Get a character", readOnly: true },
-    input: { path: Type.Object({ character_id: Id("Character id") }), query: WithLinksQuery },
+    input: { query: WithLinksQuery },
     output: Character,
-    run: ({ deps, caller, access }, { path, query }) => characters.getCharacter(deps, caller, access, path.character_id, query.with_links ?? false),
+    run: ({ deps, caller, access }, { query }, id) => characters.getCharacter(deps, caller, access, id, query.with_links),
   }),
-  defineOperation({
-    id: "updateCharacter",
-    summary: "Update a character",
+  character.update({
     description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit description or backstory, so their wikilinks survive. ${WIKILINKS_SYNCED}`,
-    tag: "Characters",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
-    http: { method: "PATCH", path: "/v1/characters/{character_id}", status: 200 },
-    mcp: { name: "update_character", title: "Update a character", readOnly: false, destructive: false, idempotent: true },
-    input: { path: Type.Object({ character_id: Id("Character id") }), body: CharacterUpdate },
+    input: { body: CharacterUpdate },
     output: Character,
-    run: ({ deps, caller, access }, { path, body }) => characters.updateCharacter(deps, caller, access, path.character_id, body),
+    run: ({ deps, caller, access }, { body }, id) => characters.updateCharacter(deps, caller, access, id, body),
   }),
-  defineOperation({
-    id: "deleteCharacter",
-    summary: "Delete a character",
+  character.remove({
     description: "Deletes a character and every link to or from it.",
-    tag: "Characters",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "characters", id: path.character_id, notFound: "Character not found" }) },
-    http: { method: "DELETE", path: "/v1/characters/{character_id}", status: 204 },
-    mcp: { name: "delete_character", title: "Delete a character", readOnly: false, destructive: true, idempotent: true },
-    input: { path: Type.Object({ character_id: Id("Character id") }) },
-    run: ({ deps, caller, access }, { path }) => characters.deleteCharacter(deps, caller, access, path.character_id),
+    run: ({ deps, caller, access }, id) => characters.deleteCharacter(deps, caller, access, id),
   }),
   maintenanceOperation("characters", "Characters", "Character"),
 ]);

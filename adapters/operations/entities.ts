@@ -5,8 +5,9 @@ import type { EntityKind } from "../../domain/entities.ts";
 import type { OwnedKind } from "../../ports/records.ts";
 import type { LinkToType } from "../../domain/links.ts";
 import { defineOperation, defineOperations, type Operation } from "./operation.ts";
-import { Aliases, CampaignIdQuery, Fields, Id, idIn, IdPath, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
+import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";
+import { byBodyCampaign, byQueryCampaign, plainRows } from "./crud.ts";
 
 const entityFields = {
   aliases: Aliases,
@@ -75,74 +76,40 @@ const ENTITY_RECORDS: Record<EntityKind, OwnedKind> = { faction: "factions", loc
 const entityRows = (kind: EntityKind): Operation[] => {
   const noun = entities.ENTITY_NOUN[kind];
   const plural = entities.ENTITY_BUCKET[kind];
-  const idName = `${kind}_id`;
   const schemas = entitySchemas(noun as "Faction" | "Location" | "Item");
-  const path = IdPath(idName, `${noun} id`);
-  const located = (id: string) => ({ record: ENTITY_RECORDS[kind], id, notFound: `${noun} not found` });
   const hierarchy = kind === "location" ? " Locations nest through parent_id (same campaign; never their own ancestor)." : "";
+  const rows = plainRows({ name: noun, tag: `${noun}s`, record: ENTITY_RECORDS[kind], readScope: "worlds_read" });
   return [
-    defineOperation({
-      id: `list${noun}s`,
-      summary: `List ${plural}`,
+    rows.list({
       description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
-      tag: `${noun}s`,
-      access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
-      http: { method: "GET", path: `/v1/${plural}`, status: 200 },
-      mcp: { name: `list_${plural}`, title: `List ${plural}`, readOnly: true },
+      campaign: byQueryCampaign,
       input: { query: EntityListQuery },
       output: PageOf(Type.Union([schemas.output, EntityCard]), `${noun}Page`),
       run: ({ deps, caller, access }, { query }) =>
-        entities.listEntities(deps, caller, access, kind, { page: query.page, size: query.size, search: query.search, with_links: query.with_links ?? false, fields: query.fields }),
+        entities.listEntities(deps, caller, access, kind, { page: query.page, size: query.size, search: query.search, with_links: query.with_links, fields: query.fields }),
     }),
-    defineOperation({
-      id: `create${noun}`,
-      summary: `Create a ${kind}`,
+    rows.create({
       description: `Creates a ${kind}. Aliases are normalized and deduplicated.${hierarchy} ${WIKILINKS_SYNCED}`,
-      tag: `${noun}s`,
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
-      http: { method: "POST", path: `/v1/${plural}`, status: 201 },
-      mcp: { name: `create_${kind}`, title: `Create a ${kind}`, readOnly: false, destructive: false, idempotent: false },
+      campaign: byBodyCampaign,
       input: { body: schemas.create },
       output: schemas.output,
-      run: ({ deps, caller, access }, { body }) => {
-        const { campaign_id, ...fields } = body;
-        return entities.createEntity(deps, caller, access, kind, fields);
-      },
+      run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => entities.createEntity(deps, caller, access, kind, fields),
     }),
-    defineOperation({
-      id: `get${noun}`,
-      summary: `Get a ${kind}`,
+    rows.get({
       description: `Reads one ${kind}. ${WIKILINKS_SYNCED}`,
-      tag: `${noun}s`,
-      access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "GET", path: `/v1/${plural}/{${idName}}`, status: 200 },
-      mcp: { name: `get_${kind}`, title: `Get a ${kind}`, readOnly: true },
-      input: { path, query: WithLinksQuery },
+      input: { query: WithLinksQuery },
       output: schemas.output,
-      run: ({ deps, caller, access }, { path, query }) => entities.getEntity(deps, caller, access, kind, idIn(path, idName), query.with_links ?? false),
+      run: ({ deps, caller, access }, { query }, id) => entities.getEntity(deps, caller, access, kind, id, query.with_links),
     }),
-    defineOperation({
-      id: `update${noun}`,
-      summary: `Update a ${kind}`,
+    rows.update({
       description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit the description.${hierarchy} ${WIKILINKS_SYNCED}`,
-      tag: `${noun}s`,
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "PATCH", path: `/v1/${plural}/{${idName}}`, status: 200 },
-      mcp: { name: `update_${kind}`, title: `Update a ${kind}`, readOnly: false, destructive: false, idempotent: true },
-      input: { path, body: schemas.update },
+      input: { body: schemas.update },
       output: schemas.output,
-      run: ({ deps, caller, access }, { path, body }) => entities.updateEntity(deps, caller, access, kind, idIn(path, idName), body),
+      run: ({ deps, caller, access }, { body }, id) => entities.updateEntity(deps, caller, access, kind, id, body),
     }),
-    defineOperation({
-      id: `delete${noun}`,
-      summary: `Delete a ${kind}`,
+    rows.remove({
       description: `Deletes a ${kind} and every link to or from it.${kind === "location" ? " Its child locations stay, without a parent." : ""}`,
-      tag: `${noun}s`,
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "DELETE", path: `/v1/${plural}/{${idName}}`, status: 204 },
-      mcp: { name: `delete_${kind}`, title: `Delete a ${kind}`, readOnly: false, destructive: true, idempotent: true },
-      input: { path },
-      run: ({ deps, caller, access }, { path }) => entities.deleteEntity(deps, caller, access, kind, idIn(path, idName)),
+      run: ({ deps, caller, access }, id) => entities.deleteEntity(deps, caller, access, kind, id),
     }),
     maintenanceOperation(plural, `${noun}s`, entities.ENTITY_NOUN[kind] as LinkToType),
   ];

@@ -1,8 +1,9 @@
 // Moments: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as moments from "../../application/moments.ts";
-import { defineOperation, defineOperations } from "./operation.ts";
-import { Fields, Id, ImageUrl, Metadata, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, WithLinksQuery, Defaulted, campaignOrSessionMissing } from "./common.ts";
+import { defineOperations } from "./operation.ts";
+import { byBodyCampaign, byCampaignOrSession, plainRows } from "./crud.ts";
+import { Fields, Id, ImageUrl, Metadata, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 
 const Categories = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 });
 
@@ -65,69 +66,37 @@ export const MomentListQuery = Type.Object({
   ...PageQuery,
 });
 
-const momentPath = Type.Object({ moment_id: Id("Moment id") });
+const moment = plainRows({ name: "Moment", tag: "Moments", record: "moments", readScope: "sessions_read" });
 export const momentOperations = defineOperations({ publishedAt: 130 }, [
-  defineOperation({
-    id: "listMoments",
-    summary: "List moments",
+  moment.list({
     description: `Lists moments of a campaign or session, newest first. Key Moment cards are found with categories=key-moment. character_ids, location_ids, faction_ids and item_ids find moments linked to those records. ${WIKILINKS_STRIPPED}`,
-    tag: "Moments",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => (query.campaign_id ? { campaign_id: query.campaign_id } : query.session_id ? { record: "sessions", id: query.session_id, notFound: "Session not found" } : campaignOrSessionMissing) },
-    http: { method: "GET", path: "/v1/moments", status: 200 },
-    mcp: { name: "list_moments", title: "List moments", readOnly: true },
+    campaign: byCampaignOrSession,
     input: { query: MomentListQuery },
     output: PageOf(Type.Union([Moment, MomentCard]), "MomentPage"),
     run: ({ deps, caller, access }, { query }) => moments.listMoments(deps, caller, access, query),
   }),
-  defineOperation({
-    id: "createMoment",
-    summary: "Create a moment",
+  moment.create({
     description: `Creates a moment (kind defaults to legacy). Presentation (style, customTheme, variant) is kept in metadata. ${WIKILINKS_STRIPPED}`,
-    tag: "Moments",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
-    http: { method: "POST", path: "/v1/moments", status: 201 },
-    mcp: { name: "create_moment", title: "Create a moment", readOnly: false, destructive: false, idempotent: false },
+    campaign: byBodyCampaign,
     input: { body: MomentCreate },
     output: Moment,
-    run: ({ deps, caller, access }, { body }) => {
-      const { campaign_id, ...fields } = body;
-      return moments.createMoment(deps, caller, access, fields);
-    },
+    run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => moments.createMoment(deps, caller, access, fields),
   }),
-  defineOperation({
-    id: "getMoment",
-    summary: "Get a moment",
+  moment.get({
     description: `Reads one moment. ${WIKILINKS_STRIPPED}`,
-    tag: "Moments",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "moments", id: path.moment_id, notFound: "Moment not found" }) },
-    http: { method: "GET", path: "/v1/moments/{moment_id}", status: 200 },
-    mcp: { name: "get_moment", title: "Get a moment", readOnly: true },
-    input: { path: momentPath, query: WithLinksQuery },
+    input: { query: WithLinksQuery },
     output: Moment,
-    run: ({ deps, caller, access }, { path, query }) => moments.getMoment(deps, caller, access, path.moment_id, query.with_links ?? false),
+    run: ({ deps, caller, access }, { query }, id) => moments.getMoment(deps, caller, access, id, query.with_links),
   }),
-  defineOperation({
-    id: "updateMoment",
-    summary: "Update a moment",
+  moment.update({
     description: `Partial update; metadata is merged key by key (a key set to null is removed). ${WIKILINKS_STRIPPED}`,
-    tag: "Moments",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "moments", id: path.moment_id, notFound: "Moment not found" }) },
-    http: { method: "PATCH", path: "/v1/moments/{moment_id}", status: 200 },
-    mcp: { name: "update_moment", title: "Update a moment", readOnly: false, destructive: false, idempotent: true },
-    input: { path: momentPath, body: MomentPatch },
+    input: { body: MomentPatch },
     output: Moment,
-    run: ({ deps, caller, access }, { path, body }) => moments.updateMoment(deps, caller, access, path.moment_id, body),
+    run: ({ deps, caller, access }, { body }, id) => moments.updateMoment(deps, caller, access, id, body),
   }),
-  defineOperation({
-    id: "deleteMoment",
-    summary: "Delete a moment",
+  moment.remove({
     description: "Deletes a moment and its links.",
-    tag: "Moments",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "moments", id: path.moment_id, notFound: "Moment not found" }) },
-    http: { method: "DELETE", path: "/v1/moments/{moment_id}", status: 204 },
-    mcp: { name: "delete_moment", title: "Delete a moment", readOnly: false, destructive: true, idempotent: true },
-    input: { path: momentPath },
-    run: ({ deps, caller, access }, { path }) => moments.deleteMoment(deps, caller, access, path.moment_id),
+    run: ({ deps, caller, access }, id) => moments.deleteMoment(deps, caller, access, id),
   }),
 ]);
 

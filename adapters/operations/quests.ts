@@ -1,7 +1,8 @@
 // Quests: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as quests from "../../application/quests.ts";
-import { BODY_LIMITS, defineOperation, defineOperations } from "./operation.ts";
+import { BODY_LIMITS, defineOperations } from "./operation.ts";
+import { byBodyCampaign, byQueryCampaign, plainRows } from "./crud.ts";
 import { CampaignIdQuery, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
 
 const QuestCategory = literals(["main", "side", "faction", "personal", "n/a"] as const);
@@ -120,71 +121,41 @@ export const QuestListQuery = Type.Object({
 const QUESTS =
   "Quests are the campaign's quest log. Status is derived from the objectives whenever objectives are sent (all completed → done, any in progress → in-progress, else any blocked → blocked, else every unfinished one failed → failed, else some completed → in-progress, else planned); otherwise a sent status applies.";
 
-const questPath = Type.Object({ quest_id: Id("Quest id") });
+const quest = plainRows({ name: "Quest", tag: "Quests", record: "quests", readScope: "worlds_read", maxBodyBytes: BODY_LIMITS.quest });
 
 export const questOperations = defineOperations({ publishedAt: 90 }, [
-  defineOperation({
-    id: "listQuests",
-    summary: "List quests",
+  quest.list({
     description: `Lists quest summaries (with objective, progress and related counts, first and last session) in quest-log order. search matches name, giver and the narrative fields. ${QUESTS}`,
-    tag: "Quests",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
-    http: { method: "GET", path: "/v1/quests", status: 200 },
-    mcp: { name: "list_quests", title: "List quests", readOnly: true },
+    campaign: byQueryCampaign,
     input: { query: QuestListQuery },
     output: PageOf(QuestSummary, "QuestPage"),
     run: ({ deps, caller, access }, { query }) =>
       quests.listQuests(deps, caller, access, { search: query.search, status: query.status, quest_category: query.quest_category }, { page: query.page, size: query.size }),
   }),
-  defineOperation({
-    id: "createQuest",
-    summary: "Create a quest",
+  quest.create({
     description: `Adds a quest to the end of the log. Objectives may be strings or {text, status}; related entities come as related_entity_refs and/or per-type label arrays. ${QUESTS}`,
-    tag: "Quests",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
-    http: { method: "POST", path: "/v1/quests", status: 201, maxBodyBytes: BODY_LIMITS.quest },
-    mcp: { name: "create_quest", title: "Create a quest", readOnly: false, destructive: false, idempotent: false },
+    campaign: byBodyCampaign,
     input: { body: QuestCreate },
     output: Quest,
-    run: ({ deps, caller, access }, { body }) => {
-      const { campaign_id, ...patch } = body;
-      return quests.createQuest(deps, caller, access, patch);
-    },
+    run: ({ deps, caller, access }, { body: { campaign_id, ...patch } }) => quests.createQuest(deps, caller, access, patch),
   }),
-  defineOperation({
-    id: "getQuest",
-    summary: "Get a quest",
+  quest.get({
     description: `Reads one quest in full. ${QUESTS}`,
-    tag: "Quests",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
-    http: { method: "GET", path: "/v1/quests/{quest_id}", status: 200 },
-    mcp: { name: "get_quest", title: "Get a quest", readOnly: true },
-    input: { path: questPath },
+    input: {},
     output: Quest,
-    run: ({ deps, caller, access }, { path }) => quests.getQuest(deps, caller, access, path.quest_id),
+    run: ({ deps, caller, access }, _, id) => quests.getQuest(deps, caller, access, id),
   }),
-  defineOperation({
-    id: "updateQuest",
-    summary: "Update a quest",
+  quest.update({
     description: `Patch rules: omitted fields stay; objectives replace the list and recompute the status; related_entity_refs replace the whole set; each per-type array (related_characters, …) replaces only its own bucket; progress_log replaces the progress list; status applies only when objectives are omitted. ${QUESTS}`,
-    tag: "Quests",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
-    http: { method: "PATCH", path: "/v1/quests/{quest_id}", status: 200, maxBodyBytes: BODY_LIMITS.quest },
-    mcp: { name: "update_quest", title: "Update a quest", readOnly: false, destructive: false, idempotent: false },
-    input: { path: questPath, body: QuestUpdate },
+    // Sending the same progress twice logs it twice.
+    idempotent: false,
+    input: { body: QuestUpdate },
     output: Quest,
-    run: ({ deps, caller, access }, { path, body }) => quests.updateQuest(deps, caller, access, path.quest_id, body),
+    run: ({ deps, caller, access }, { body }, id) => quests.updateQuest(deps, caller, access, id, body),
   }),
-  defineOperation({
-    id: "deleteQuest",
-    summary: "Delete a quest",
+  quest.remove({
     description: "Removes a quest from the log.",
-    tag: "Quests",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "quests", id: path.quest_id, notFound: "Quest not found" }) },
-    http: { method: "DELETE", path: "/v1/quests/{quest_id}", status: 204 },
-    mcp: { name: "delete_quest", title: "Delete a quest", readOnly: false, destructive: true, idempotent: true },
-    input: { path: questPath },
-    run: ({ deps, caller, access }, { path }) => quests.deleteQuest(deps, caller, access, path.quest_id),
+    run: ({ deps, caller, access }, id) => quests.deleteQuest(deps, caller, access, id),
   }),
 ]);
 

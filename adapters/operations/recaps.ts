@@ -2,8 +2,9 @@
 import { Type } from "@sinclair/typebox";
 import * as recaps from "../../application/recaps.ts";
 import { ok } from "../../domain/errors.ts";
-import { defineOperation, defineOperations, RawResponse, type CampaignLocator, type Operation } from "./operation.ts";
-import { Id, idIn, IdPath, literals, Nullable, PageOf, PageQuery, Timestamp, campaignOrSessionMissing } from "./common.ts";
+import { defineOperation, defineOperations, RawResponse, type Operation } from "./operation.ts";
+import { byBodySession, byCampaignOrSession, plainRows } from "./crud.ts";
+import { Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
 
 const Theme = Nullable(Type.Record(Type.String(), Type.Unknown()));
 
@@ -109,43 +110,27 @@ export const RecapListQuery = Type.Object({
   ...PageQuery,
 });
 
-const awardPath = Type.Object({ award_id: Id("Hero award id") });
+const award = plainRows({ name: "HeroAward", tag: "Recap cards", record: "hero_awards", readScope: "sessions_read", idName: "award_id" });
 const awardOperations: Operation[] = [
-  defineOperation({
-    id: "listHeroAwards",
-    summary: "List hero awards",
+  award.list({
     description: "Hero awards of a campaign or a session (one of the two is required), in card order.",
-    tag: "Recap cards",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => (query.campaign_id ? { campaign_id: query.campaign_id } : query.session_id ? { record: "sessions", id: query.session_id, notFound: "Session not found" } : campaignOrSessionMissing) },
-    http: { method: "GET", path: "/v1/hero-awards", status: 200 },
-    mcp: { name: "list_hero_awards", title: "List hero awards", readOnly: true },
+    campaign: byCampaignOrSession,
     input: { query: RecapListQuery },
     output: PageOf(HeroAward, "HeroAwardPage"),
     run: ({ deps, caller, access }, { query }) => recaps.listHeroAwards(deps, caller, access, query),
   }),
-  defineOperation({
-    id: "createHeroAward",
-    summary: "Create a hero award",
+  award.create({
     description: "Creates a hero award card for a session. The card image is rendered by the service (GET /v1/hero-awards/{award_id}/card.png) and redrawn whenever the award changes.",
-    tag: "Recap cards",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ record: "sessions", id: body.session_id, notFound: "Session not found" }) },
-    http: { method: "POST", path: "/v1/hero-awards", status: 201 },
-    mcp: { name: "create_hero_award", title: "Create a hero award", readOnly: false, destructive: false, idempotent: false },
+    campaign: byBodySession,
     input: { body: HeroAwardCreate },
     output: HeroAward,
     run: ({ deps, caller, access }, { body }) => recaps.createHeroAward(deps, caller, access, body),
   }),
-  defineOperation({
-    id: "getHeroAward",
-    summary: "Get a hero award",
+  award.get({
     description: "Reads one hero award.",
-    tag: "Recap cards",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "hero_awards", id: path.award_id, notFound: "Hero award not found" }) },
-    http: { method: "GET", path: "/v1/hero-awards/{award_id}", status: 200 },
-    mcp: { name: "get_hero_award", title: "Get a hero award", readOnly: true },
-    input: { path: awardPath },
+    input: {},
     output: HeroAward,
-    run: ({ deps, caller, access }, { path }) => recaps.getHeroAward(deps, caller, access, path.award_id),
+    run: ({ deps, caller, access }, _, id) => recaps.getHeroAward(deps, caller, access, id),
   }),
   defineOperation({
     id: "getHeroAwardCard",
@@ -154,107 +139,61 @@ const awardOperations: Operation[] = [
     tag: "Recap cards",
     access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "hero_awards", id: path.award_id, notFound: "Hero award not found" }) },
     http: { method: "GET", path: "/v1/hero-awards/{award_id}/card.png", status: 200 },
-    input: { path: awardPath },
+    input: { path: Type.Object({ award_id: Id("Hero award id") }) },
     run: async ({ deps, caller, access }, { path }) => {
       const card = await recaps.heroAwardCard(deps, caller, access, path.award_id);
       return card.ok ? ok(new RawResponse("image/png", card.value)) : card;
     },
   }),
-  defineOperation({
-    id: "updateHeroAward",
-    summary: "Update a hero award",
+  award.update({
     description: "Changes the fields sent; the card is redrawn.",
-    tag: "Recap cards",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "hero_awards", id: path.award_id, notFound: "Hero award not found" }) },
-    http: { method: "PATCH", path: "/v1/hero-awards/{award_id}", status: 200 },
-    mcp: { name: "update_hero_award", title: "Update a hero award", readOnly: false, destructive: false, idempotent: true },
-    input: { path: awardPath, body: HeroAwardUpdate },
+    input: { body: HeroAwardUpdate },
     output: HeroAward,
-    run: ({ deps, caller, access }, { path, body }) => recaps.updateHeroAward(deps, caller, access, path.award_id, body),
+    run: ({ deps, caller, access }, { body }, id) => recaps.updateHeroAward(deps, caller, access, id, body),
   }),
-  defineOperation({
-    id: "deleteHeroAward",
-    summary: "Delete a hero award",
+  award.remove({
     description: "Deletes a hero award and its card.",
-    tag: "Recap cards",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "hero_awards", id: path.award_id, notFound: "Hero award not found" }) },
-    http: { method: "DELETE", path: "/v1/hero-awards/{award_id}", status: 204 },
-    mcp: { name: "delete_hero_award", title: "Delete a hero award", readOnly: false, destructive: true, idempotent: true },
-    input: { path: awardPath },
-    run: ({ deps, caller, access }, { path }) => recaps.deleteHeroAward(deps, caller, access, path.award_id),
+    run: ({ deps, caller, access }, id) => recaps.deleteHeroAward(deps, caller, access, id),
   }),
 ];
 
 const entryOperations = (type: recaps.EntryType): Operation[] => {
-  const plural = `${type}s`;
-  const Noun = type === "quote" ? "Quote" : "Spotlight";
-  const idName = `${type}_id`;
-  const path = IdPath(idName, `${Noun} id`);
-  const located = (id: string): CampaignLocator => ({ record: type === "quote" ? "quotes" : "spotlights", id, notFound: `${Noun} not found` });
+  const rows = plainRows({ name: type === "quote" ? "Quote" : "Spotlight", tag: "Recap cards", record: type === "quote" ? "quotes" : "spotlights", readScope: "sessions_read" });
   const output = type === "quote" ? Quote : Spotlight;
   const about =
     type === "quote"
       ? "A memorable line of a session. Creating one finds or creates the session's recap pipeline (source api)."
       : "A recap card about a session (distinct from a handout's character spotlights). Creating one finds or creates the session's recap pipeline (source api); lists show spotlights only.";
   return [
-    defineOperation({
-      id: `list${Noun}s`,
-      summary: `List ${plural}`,
+    rows.list({
       description: `${about} Needs campaign_id or session_id.`,
-      tag: "Recap cards",
-      access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => (query.campaign_id ? { campaign_id: query.campaign_id } : query.session_id ? { record: "sessions", id: query.session_id, notFound: "Session not found" } : campaignOrSessionMissing) },
-      http: { method: "GET", path: `/v1/${plural}`, status: 200 },
-      mcp: { name: `list_${plural}`, title: `List ${plural}`, readOnly: true },
+      campaign: byCampaignOrSession,
       input: { query: RecapListQuery },
-      output: PageOf(output, `${Noun}Page`),
+      output: PageOf(output, type === "quote" ? "QuotePage" : "SpotlightPage"),
       run: ({ deps, caller, access }, { query }) => recaps.listEntries(deps, caller, access, type, query),
     }),
-    defineOperation({
-      id: `create${Noun}`,
-      summary: `Create a ${type}`,
+    rows.create({
       description: about,
-      tag: "Recap cards",
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ body }) => ({ record: "sessions", id: body.session_id, notFound: "Session not found" }) },
-      http: { method: "POST", path: `/v1/${plural}`, status: 201 },
-      mcp: { name: `create_${type}`, title: `Create a ${type}`, readOnly: false, destructive: false, idempotent: false },
+      campaign: byBodySession,
       input: { body: type === "quote" ? QuoteCreate : SpotlightCreate },
       output,
       run: ({ deps, caller, access }, { body }) => recaps.createEntry(deps, caller, access, type, body),
     }),
-    defineOperation({
-      id: `get${Noun}`,
-      summary: `Get a ${type}`,
+    rows.get({
       description: `Reads one ${type}.`,
-      tag: "Recap cards",
-      access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "GET", path: `/v1/${plural}/{${type}_id}`, status: 200 },
-      mcp: { name: `get_${type}`, title: `Get a ${type}`, readOnly: true },
-      input: { path },
+      input: {},
       output,
-      run: ({ deps, caller, access }, { path }) => recaps.getEntry(deps, caller, access, type, idIn(path, idName)),
+      run: ({ deps, caller, access }, _, id) => recaps.getEntry(deps, caller, access, type, id),
     }),
-    defineOperation({
-      id: `update${Noun}`,
-      summary: `Update a ${type}`,
+    rows.update({
       description: `Changes the fields sent of a ${type}.`,
-      tag: "Recap cards",
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "PATCH", path: `/v1/${plural}/{${type}_id}`, status: 200 },
-      mcp: { name: `update_${type}`, title: `Update a ${type}`, readOnly: false, destructive: false, idempotent: true },
-      input: { path, body: type === "quote" ? QuoteUpdate : SpotlightUpdate },
+      input: { body: type === "quote" ? QuoteUpdate : SpotlightUpdate },
       output,
-      run: ({ deps, caller, access }, { path, body }) => recaps.updateEntry(deps, caller, access, type, idIn(path, idName), body),
+      run: ({ deps, caller, access }, { body }, id) => recaps.updateEntry(deps, caller, access, type, id, body),
     }),
-    defineOperation({
-      id: `delete${Noun}`,
-      summary: `Delete a ${type}`,
+    rows.remove({
       description: `Deletes a ${type}.`,
-      tag: "Recap cards",
-      access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => located(idIn(path, idName)) },
-      http: { method: "DELETE", path: `/v1/${plural}/{${type}_id}`, status: 204 },
-      mcp: { name: `delete_${type}`, title: `Delete a ${type}`, readOnly: false, destructive: true, idempotent: true },
-      input: { path },
-      run: ({ deps, caller, access }, { path }) => recaps.deleteEntry(deps, caller, access, type, idIn(path, idName)),
+      run: ({ deps, caller, access }, id) => recaps.deleteEntry(deps, caller, access, type, id),
     }),
   ];
 };

@@ -2,7 +2,7 @@
 import type { Beat, BeatType } from "../../domain/beats.ts";
 import type { BeatRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged } from "./rows.ts";
+import { counted, paged } from "./rows.ts";
 import { ancestry, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -26,7 +26,7 @@ export function beats(db: SqlExecutor): BeatRepository {
   return {
     ...crud(db, BEATS),
     async listByCampaign(campaignId, page) {
-      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page);
+      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page, counted("$1", "beats"));
       return { rows: rows.map(toBeat), total };
     },
     async listBySession(sessionId, page) {

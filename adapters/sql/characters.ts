@@ -2,7 +2,7 @@
 import { characterSearchText, type Character, type CharacterType } from "../../domain/characters.ts";
 import type { CharacterRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged, Where } from "./rows.ts";
+import { counted, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -40,7 +40,9 @@ export function characters(db: SqlExecutor): CharacterRepository {
       const columns = CHARACTERS.columns("c");
       const { rows, total } = filters.search
         ? await searchedList(db, columns, "c", where.clauses, where.params, filters.search, page)
-        : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page);
+        : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page,
+            // Without a type filter the total is a counter; a type filter counts its matches.
+            filters.type ? undefined : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"));
       return { rows: rows.map(CHARACTERS.toRecord), total };
     },
   };

@@ -2,7 +2,7 @@
 import { entitySearchText, type Entity, type EntityKind } from "../../domain/entities.ts";
 import type { EntityRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { paged, Where } from "./rows.ts";
+import { counted, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { ancestry, boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -38,7 +38,7 @@ export function entities(db: SqlExecutor): EntityRepository {
       const columns = ENTITIES.columns("e");
       const { rows, total } = filters.search
         ? await searchedList(db, columns, "e", where.clauses, where.params, filters.search, page)
-        : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page);
+        : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page, counted("$1", `${kind}s`));
       return { rows: rows.map(ENTITIES.toRecord), total };
     },
     ancestry: (id) => ancestry(db, "entities", id),

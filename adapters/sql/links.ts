@@ -4,7 +4,7 @@ import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
 import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository, TextSource } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
-import { iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
+import { counted, iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -47,7 +47,15 @@ export function links(db: SqlExecutor): LinkRepository {
         if (filters[column] !== undefined) where.add(filters[column], (p) => `l.${column} = ${p}`);
       }
       if (filters.alias !== undefined) where.add(filters.alias.trim().toLowerCase().replace(/\s+/g, " "), (p) => `l.alias_key = ${p}`);
-      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page);
+      // Unfiltered, the total is the campaign's counter, less (for a viewer who is not the GM) the
+      // links to or from entries they may not see: a count over the campaign's journal links only.
+      const plain = where.params.length === (viewerId === null ? 1 : 2);
+      const count = !plain
+        ? undefined
+        : viewerId === null
+          ? counted("$1", "links")
+          : `(${counted("$1", "links")} - (select count(*) from links l where l.campaign_id = $1 and (l.from_type = 'Journal' or l.to_type = 'Journal') and not (${JOURNAL_ENDS_VISIBLE("$2")})))`;
+      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page, count);
       return { rows: rows.map(toLink), total };
     },
     async updateAlias(id, alias, aliasKey) {

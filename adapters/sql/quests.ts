@@ -2,7 +2,7 @@
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { likePattern, paged, Where } from "./rows.ts";
+import { counted, likePattern, paged, Where } from "./rows.ts";
 import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -44,7 +44,8 @@ export function quests(db: SqlExecutor): QuestRepository {
       if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
       if (filters.quest_category) where.add(filters.quest_category, (p) => `quest_category = ${p}`);
       if (filters.search) where.add(likePattern(filters.search), (p) => `search_text ilike ${p}`);
-      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page);
+      const plain = where.params.length === 1;
+      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "quests") : undefined);
       return { rows: rows.map(QUESTS.toRecord), total };
     },
     async nextOrderIndex(campaignId) {

@@ -3,11 +3,12 @@
 // permission and spoiler filters applied to the candidates before anything is scored, then boosts
 // for the entities and sessions the question names, and dense vectors fused by reciprocal rank when
 // an embedder is configured.
-import { cosine, reciprocalRankFusion, sessionHints } from "../../domain/retrieval.ts";
+import { reciprocalRankFusion, sessionHints } from "../../domain/retrieval.ts";
 import type { Embedder } from "../../ports/ai.ts";
 import type { AskIndexRepository } from "../../ports/records.ts";
 import type { Passage, PassageKind, RetrievalQuery, Retriever } from "../../ports/retrieval.ts";
 import type { Row, SqlExecutor } from "./database.ts";
+import { applicationIndex, detectPgvector, pgvectorIndex, type VectorIndex, type VectorSearch } from "./vectors.ts";
 import type { SqlRepositories } from "./records.ts";
 import { str } from "./rows.ts";
 
@@ -64,8 +65,15 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
   };
 }
 
+/** Passages embedded per request in the background (one batchEmbedContents call). */
+const EMBED_BATCH = 64;
+
 export interface RetrieverOptions {
   embedder?: Embedder | null;
+  /** How vectors are ranked; by default pgvector when the server has it (detected on first use), else the application. */
+  vectorSearch?: VectorSearch;
+  /** Nearest passages by vector that join the lexical candidates. */
+  denseCandidates?: number;
   /** Candidates BM25 hands to the second stage. */
   candidates?: number;
   /** Ranking weights (tuned on bench/ask); the defaults are what the benchmark recorded. */
@@ -127,13 +135,21 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
   };
 }
 
-export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): Retriever {
+export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: RetrieverOptions = {}): Retriever {
   const candidates = options.candidates ?? 30;
+  const denseCandidates = options.denseCandidates ?? 30;
   const embedder = options.embedder ?? null;
   const weights = { ...WEIGHTS, ...options.weights };
+  let staleModelsCleared = false;
+  let vectorIndex: Promise<VectorIndex> | null = null;
+  const vectors = () =>
+    (vectorIndex ??= (async () => {
+      const mode = options.vectorSearch ?? ((await detectPgvector(db, db.backend)) ? "pgvector" : "application");
+      return mode === "pgvector" ? pgvectorIndex(db) : applicationIndex(db);
+    })());
 
-  async function lexical(query: RetrievalQuery, a: Analysis): Promise<Row[]> {
-    if (!a.terms.length && !a.hintedSessions.length) return [];
+  async function lexical(query: RetrievalQuery, a: Analysis, denseIds: string[] = []): Promise<Row[]> {
+    if (!a.terms.length && !a.hintedSessions.length && !denseIds.length) return [];
     const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
     // Passages the asker may not read never reach the scoring: other users' private journal
     // chunks, and (spoiler-safe asking) whatever tells of a later session.
@@ -171,7 +187,10 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
               where p.campaign_id = $1 and p.session_id = any($4::text[]) and p.kind in ('session', 'beat', 'moment')
                 and not exists (select 1 from blocked b where b.id = p.id)
               union all select * from hinted_scored),
-            picked as (select passage_id, max(score) as score, max(coverage) as coverage from (select * from scored union all select * from hinted) x group by passage_id)
+            -- Nearest by vector (already filtered by permission; checked again here).
+            dense as (select d.id as passage_id, 0::real as score, 0::real as coverage from unnest($10::bigint[]) d(id)
+                      where not exists (select 1 from blocked b where b.id = d.id)),
+            picked as (select passage_id, max(score) as score, max(coverage) as coverage from (select * from scored union all select * from hinted union all select * from dense) x group by passage_id)
        select p.id, p.kind, p.source_id, coalesce(nullif(p.title, ''), s.title, '') as title, p.body, p.session_id, p.speakers,
               p.utterance_start, p.utterance_end, p.start_s, p.end_s, picked.score, picked.coverage,
               p.source_id = any($8::text[]) as is_entity,
@@ -181,7 +200,7 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
               (select count(*)::int from sessions o where o.campaign_id = $1
                 and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number
        from picked join ask_passages p on p.id = picked.passage_id left join sessions s on s.id = p.session_id`,
-      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels],
+      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds],
     );
   }
 
@@ -215,21 +234,26 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
     return rows.map((row) => ({ term: str(row.term), weight: (weights.feedback * Number(row.score)) / top }));
   }
 
-  async function dense(query: RetrievalQuery, rows: Row[], signal?: AbortSignal): Promise<string[]> {
-    if (!embedder || !rows.length) return [];
-    const [vector] = await embedder.embed([query.text], "query", signal);
-    const ids = rows.map((row) => String(row.id));
-    const stored = await db.query(`select id, embedding from ask_passages where id = any($1::bigint[]) and embedding is not null and embedding_model = $2`, [ids, embedder.name]);
-    return stored
-      .map((row) => ({ id: String(row.id), similarity: cosine(vector!, (row.embedding as number[]).map(Number)) }))
-      .sort((x, y) => y.similarity - x.similarity)
-      .map((x) => x.id);
+  /** Passage ids nearest the question's vector, best first; [] without an embedder or when it fails. */
+  async function dense(query: RetrievalQuery, a: Analysis): Promise<string[]> {
+    if (!embedder) return [];
+    let vector: number[];
+    try {
+      [vector] = (await embedder.embed([query.text], "query", query.signal)) as [number[]];
+    } catch (error) {
+      // The embedding service failing must not stop Ask: the lexical ranking answers alone.
+      if (query.signal?.aborted) throw error;
+      return [];
+    }
+    const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
+    return (await vectors()).nearest({ campaignId: query.campaignId, viewer, blockedSessions: a.blockedSessions, model: embedder.name, vector, limit: denseCandidates });
   }
 
   return {
     async retrieve(query) {
       const analysis = await analyse(db, query);
-      let rows = await lexical(query, analysis);
+      const denseOrder = await dense(query, analysis);
+      let rows = await lexical(query, analysis, denseOrder);
       if (!rows.length) return [];
       let ranked = rank(rows);
       if (weights.feedback > 0) {
@@ -237,15 +261,18 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
         // weight, find passages that answer it in other words.
         const expansion = await feedbackTerms(query.campaignId, ranked.slice(0, weights.feedbackDocs).map((x) => String(x.row.id)), analysis.terms);
         if (expansion.length) {
-          rows = await lexical(query, { ...analysis, terms: [...analysis.terms, ...expansion.map((e) => e.term)], weights: [...analysis.weights, ...expansion.map((e) => e.weight)] });
+          rows = await lexical(query, { ...analysis, terms: [...analysis.terms, ...expansion.map((e) => e.term)], weights: [...analysis.weights, ...expansion.map((e) => e.weight)] }, denseOrder);
           ranked = rank(rows);
         }
       }
       let order = ranked;
-      const denseOrder = await dense(query, rows, query.signal);
       if (denseOrder.length) {
-        const fused = reciprocalRankFusion([ranked.map((x) => String(x.row.id)), denseOrder]);
-        order = [...ranked].sort((x, y) => (fused.get(String(y.row.id)) ?? 0) - (fused.get(String(x.row.id)) ?? 0));
+        // Reciprocal-rank fusion: the lexical list holds only passages with a lexical score or a
+        // boost (a passage found by vector alone earns nothing there), the dense list its own order.
+        const present = new Set(rows.map((row) => String(row.id)));
+        const lexicalList = ranked.filter((x) => x.score > 0).map((x) => String(x.row.id));
+        const fused = reciprocalRankFusion([lexicalList, denseOrder.filter((id) => present.has(id))]);
+        order = [...ranked].sort((x, y) => (fused.get(String(y.row.id)) ?? 0) - (fused.get(String(x.row.id)) ?? 0) || y.score - x.score);
       }
       // Overlapping windows of one transcript say the same thing twice: the better one stands for both.
       const kept: typeof order = [];
@@ -260,16 +287,30 @@ export function sqlRetriever(db: SqlExecutor, options: RetrieverOptions = {}): R
     },
     async indexPending(campaignId, signal) {
       if (!embedder) return 0;
+      if (!staleModelsCleared) {
+        // Vectors of another model are never compared with this one's: they are embedded again.
+        await db.query(`update ask_passages set embedding = null, embedded_seq = null where embedding is not null and embedding_model <> $1`, [embedder.name]);
+        staleModelsCleared = true;
+        await vectors(); // pgvector's column, where the server has it, before vectors are written
+      }
       let done = 0;
       for (;;) {
+        if (signal?.aborted) return done;
         const rows = await db.query(
-          `select id, title, body from ask_passages where campaign_id = $1 and (embedding is null or embedding_model <> $2) order by id limit 64`,
-          [campaignId, embedder.name],
+          `select id, title, body from ask_passages where embedding is null and ($1::text is null or campaign_id = $1) order by id limit $2`,
+          [campaignId, EMBED_BATCH],
         );
         if (!rows.length) return done;
+        // One batchEmbedContents request per batch (the adapter splits above the API's limit).
         const vectors = await embedder.embed(rows.map((row) => `${str(row.title)}\n${str(row.body)}`.slice(0, 8000)), "document", signal);
-        for (const [i, row] of rows.entries())
-          await db.query(`update ask_passages set embedding = $2::real[], embedding_model = $3 where id = $1`, [row.id, vectors[i], embedder.name]);
+        // One statement per batch; a passage deleted or rewritten meanwhile is simply not matched.
+        await db.query(
+          `update ask_passages p set embedding = array(select jsonb_array_elements_text(v.vec)::real), embedding_model = $3,
+                  embedded_seq = nextval('ask_embedding_seq')
+           from unnest($1::bigint[]) with ordinality ids(id, n) join jsonb_array_elements($2::text::jsonb) with ordinality v(vec, n) using (n)
+           where p.id = ids.id and p.embedding is null`,
+          [rows.map((row) => row.id), JSON.stringify(vectors), embedder.name],
+        );
         done += rows.length;
       }
     },

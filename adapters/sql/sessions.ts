@@ -2,7 +2,8 @@
 import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
-import { iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
+import { offsetOf } from "../../domain/pagination.ts";
+import { counted, iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
 import { boolean, crud, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -31,12 +32,20 @@ export function sessions(db: SqlExecutor): SessionRepository {
   return {
     ...crud(db, SESSIONS),
     async list(campaignId, filters, page) {
+      const order = `session_date desc, created_at desc, id desc`;
+      if (!filters.type && !filters.publicOnly) {
+        // The whole list, newest first: the session at position p (from 0) of the n is number n - p,
+        // so neither the numbers nor the total need the campaign's other sessions read.
+        const { rows, total } = await paged(db, "*", `from sessions where campaign_id = $1`, order, [campaignId], page, counted("$1", "sessions"));
+        const first = total - offsetOf(page);
+        return { rows: rows.map((row, i) => ({ ...SESSIONS.toRecord(row), index: first - i })), total };
+      }
       // Numbered over the whole campaign ($1) before the filters, so a filtered list keeps each session's number.
       const where = new Where([campaignId]);
       const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s`;
       if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
       if (filters.publicOnly) where.also(`public`);
-      const { rows, total } = await paged(db, "*", `from ${numbered} where ${where.sql}`, `session_date desc, created_at desc, id desc`, where.params, page);
+      const { rows, total } = await paged(db, "*", `from ${numbered} where ${where.sql}`, order, where.params, page);
       return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {

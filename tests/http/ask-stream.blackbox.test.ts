@@ -157,9 +157,11 @@ describe("Ask answered by Gemini (the local fake)", () => {
     campaign = await seed(gm, fixture.admin);
   });
 
+  /** The last request for an answer (the service also embeds questions and, in the background, passages). */
+  const lastGenerate = () => fake.requests.filter((r) => /:(generateContent|streamGenerateContent)$/.test(r.path)).at(-1)!;
   /** The passages the last prompt listed, by their prompt marker: "S1" → title. */
   const promptPassages = () => {
-    const request = fake.requests.filter((r) => /:(generateContent|streamGenerateContent)$/.test(r.path)).at(-1)!;
+    const request = lastGenerate();
     const system: string = (request.body as any).systemInstruction.parts.map((p: any) => p.text).join("");
     return new Map([...system.matchAll(/^\[(S\d+)\] (.+?) \(/gm)].map((m) => [m[1]!, m[2]!]));
   };
@@ -177,7 +179,7 @@ describe("Ask answered by Gemini (the local fake)", () => {
       ["S1", listed.get("S2")],
       ["S2", listed.get("S1")],
     ]);
-    const request = fake.requests.at(-1)!;
+    const request = lastGenerate();
     expect(request.path).toBe("/v1beta/models/gemini-2.5-flash:generateContent");
     expect(request.headers["x-goog-api-key"]).toBe(fake.apiKey);
     expect((request.body as any).contents).toEqual([{ role: "user", parts: [{ text: question }] }]);
@@ -193,13 +195,13 @@ describe("Ask answered by Gemini (the local fake)", () => {
     expect(text).toBe("Whitestone was ruled by the Briarwoods [S1].");
     expect(events.some((e) => e.type === "delta" && /\[S$/.test(e.content))).toBe(false);
     expect(events.at(-1).citations.map((c: any) => [c.citation_id, c.title])).toEqual([["S1", listed.get("S1")]]);
-    expect(fake.requests.at(-1)!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+    expect(lastGenerate().path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
   });
 
   test("Gemini rate-limited: 503 with its Retry-After, and the prompt's tokens given back", async () => {
     fake.reset();
     const before = (await gm.api.get("/v1/ask/quota")).body;
-    fake.fail(rateLimited("7s"));
+    fake.fail(rateLimited("7s"), "generateContent");
     const reply = await gm.api.post("/v1/ask", { campaign_id: campaign.id, messages: [{ role: "user", content: "Who is Grog?" }] });
     expect(reply.status).toBe(503);
     expect(reply.body.detail).toStartWith("The language model is unavailable for now: Gemini is rate-limited or out of quota");

@@ -48,6 +48,11 @@ export interface FakeGeminiOptions {
   embeddingModels?: string[];
   /** Models that answer generateContent with an image (inline data), as gemini-2.5-flash-image does. */
   imageModels?: string[];
+  /**
+   * Words that mean the same to the fake embedding model ("stole" and "pinched"): each group's words
+   * land in its first word's slot, so a paraphrase sharing no word with a passage still points its way.
+   */
+  synonyms?: string[][];
 }
 
 export const FAKE_GEMINI_KEY = "AIzaFAKE-test-key-0123456789abcdefghijk";
@@ -105,9 +110,9 @@ export const fakeSlot = (word: string, dimensions: number): number => fnv1a(word
  * unnormalized (gemini-embedding-001 below 3072 dimensions is not unit length either). Texts sharing
  * words point the same way, so retrieval tests can rely on it.
  */
-export function fakeEmbedding(text: string, dimensions: number): number[] {
+export function fakeEmbedding(text: string, dimensions: number, synonyms: ReadonlyMap<string, string> = new Map()): number[] {
   const values = new Array<number>(dimensions).fill(0);
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []) values[fakeSlot(word, dimensions)]! += 1;
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []) values[fakeSlot(synonyms.get(word) ?? word, dimensions)]! += 1;
   return values;
 }
 
@@ -137,18 +142,20 @@ export class FakeGemini {
   chunksSent = 0;
   private readonly server: ReturnType<typeof Bun.serve>;
   private readonly answers: ScriptedAnswer[] = [];
-  private readonly failures: ErrorAnswer[] = [];
+  private readonly failures: (ErrorAnswer & { method?: string })[] = [];
   private closedWaiters: (() => void)[] = [];
   readonly apiKey: string;
   private readonly textModels: Set<string>;
   private readonly embeddingModels: Set<string>;
   private readonly imageModels: Set<string>;
+  private readonly synonyms = new Map<string, string>();
 
   constructor(options: FakeGeminiOptions = {}) {
     this.apiKey = options.apiKey ?? FAKE_GEMINI_KEY;
     this.textModels = new Set(options.textModels ?? ["gemini-2.5-flash", "gemini-2.5-pro"]);
     this.embeddingModels = new Set(options.embeddingModels ?? ["gemini-embedding-001", "text-embedding-004"]);
     this.imageModels = new Set(options.imageModels ?? ["gemini-2.5-flash-image"]);
+    for (const group of options.synonyms ?? []) for (const word of group) this.synonyms.set(word.toLowerCase(), group[0]!.toLowerCase());
     this.server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 30, fetch: (request) => this.handle(request) });
   }
 
@@ -163,9 +170,12 @@ export class FakeGemini {
     return this;
   }
 
-  /** The next request (of any kind) fails with this. */
-  fail(failure: ErrorAnswer): this {
-    this.failures.push(failure);
+  /**
+   * The next request fails with this: of any kind, or only the next one of `method` (say
+   * "generateContent" while the service also embeds in the background).
+   */
+  fail(failure: ErrorAnswer, method?: "generateContent" | "streamGenerateContent" | "embedContent" | "batchEmbedContents"): this {
+    this.failures.push({ ...failure, method });
     return this;
   }
 
@@ -196,7 +206,9 @@ export class FakeGemini {
     } catch {}
     this.requests.push({ method: request.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body });
 
-    const failure = this.failures.shift();
+    const called = /:([A-Za-z]+)$/.exec(url.pathname)?.[1];
+    const at = this.failures.findIndex((f) => !f.method || f.method === called);
+    const [failure] = at < 0 ? [] : this.failures.splice(at, 1);
     if (failure) return json(failure.status, failure.body, failure.headers);
 
     const key = request.headers.get("x-goog-api-key") ?? url.searchParams.get("key");
@@ -372,7 +384,7 @@ export class FakeGemini {
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > DEFAULT_DIMENSIONS)
       throw new BadRequest(`* EmbedContentRequest.output_dimensionality: must be from 1 to ${DEFAULT_DIMENSIONS}`);
     const text = parts.map((part: Json) => (typeof part.text === "string" ? part.text : "")).join(" ");
-    return { values: fakeEmbedding(text, dimensions) };
+    return { values: fakeEmbedding(text, dimensions, this.synonyms) };
   }
 }
 

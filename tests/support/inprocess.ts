@@ -4,16 +4,19 @@ import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { jsonLogger } from "../../adapters/system/system.ts";
 import { ensureAdminKey } from "../../application/identity.ts";
 import { parseConfig } from "../../infra/config.ts";
-import { buildDeps, loadMigrations } from "../../infra/container.ts";
+import type { Deps } from "../../application/deps.ts";
+import { buildDeps, loadMigrations, type DepsConfig } from "../../infra/container.ts";
 import { buildApp, serviceInfo } from "../../infra/service.ts";
 import { randomAdminKey } from "./server.ts";
 
 /** On an in-memory PGlite, or on `database` (already migrated; the caller closes it). */
-export async function inProcessService(database?: SqlDatabase) {
+export async function inProcessService(database?: SqlDatabase, options: { config?: DepsConfig; deps?: (built: Deps) => Partial<Deps> } = {}) {
   const db = database ?? (await openPglite(null));
   if (!database) await applyMigrations(db, loadMigrations());
   const logged: string[] = [];
-  const deps = buildDeps(db, jsonLogger("debug", (line) => logged.push(line)));
+  const built = buildDeps(db, jsonLogger("debug", (line) => logged.push(line)), undefined, options.config);
+  // A test may replace parts (a retriever with a chosen vector search) before the app is built.
+  const deps: Deps = { ...built, ...options.deps?.(built) };
   const adminKey = randomAdminKey();
   await ensureAdminKey(deps, adminKey);
   const info = serviceInfo(parseConfig({ PORT: "8000" }));

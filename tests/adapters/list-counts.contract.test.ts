@@ -1,0 +1,154 @@
+// Issue 15: unfiltered list totals come from per-campaign counters kept by triggers (migration 0015).
+// They must stay exactly the count of the rows: after creates, deletes, updates that move a record
+// in or out of a counted subset, concurrent creates, and the campaign's deletion.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import type { Character } from "../../domain/characters.ts";
+import type { JournalEntry } from "../../domain/journals.ts";
+import type { RecordStore } from "../../ports/records.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { at, beatRecord, campaignRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
+
+const page = { page: 1, size: 5 };
+
+const characterOf = (campaignId: string, name: string, approved = true, offset = 0): Character => ({
+  id: newId(), campaign_id: campaignId, character_name: name, character_aliases: [], player_name: null, player_handle: null, speaker_id: null,
+  description: null, backstory: null, type: "NPC", image: null, tcg_image: null, approved, merge: false, created_at: at(offset), updated_at: null,
+});
+
+const entryOf = (campaignId: string, author: string, isPublic: boolean): JournalEntry => ({
+  id: newId(), campaign_id: campaignId, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,
+  cover_image: null, is_pinned: false, is_public: isPublic, status: "draft", published_at: null, archived_at: null, folder_id: null,
+  author_id: author, last_edited_by_id: null, created_at: at(), updated_at: null,
+});
+
+await forEachBackend("list totals from counters", (backend) => {
+  let db: SqlDatabase;
+  let store: RecordStore;
+  let close: () => Promise<void>;
+  let alice: string;
+  let bob: string;
+
+  const count = async (sql: string, params: unknown[]) => Number((await db.query(`select count(*)::int as n ${sql}`, params))[0]!.n);
+  const newCampaign = async (title: string) => {
+    const campaign = campaignRecord(alice, { title });
+    await store.campaigns.insert(campaign);
+    return campaign.id;
+  };
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    store = sqlRecordStore(db);
+    alice = (await store.users.insert({ id: newId(), name: "Alice", email: "alice@example.test", role: "user", created_at: at() }))!.id;
+    bob = (await store.users.insert({ id: newId(), name: "Bob", email: "bob@example.test", role: "user", created_at: at() }))!.id;
+  });
+  afterAll(async () => close?.());
+
+  test("characters: totals follow creates, deletes and approval changes; another campaign is not counted", async () => {
+    const campaign = await newCampaign("Counted");
+    const other = await newCampaign("Other");
+    await store.characters.insert(characterOf(other, "Elsewhere"));
+    const made = [characterOf(campaign, "A", true, 1), characterOf(campaign, "B", false, 2), characterOf(campaign, "C", true, 3), characterOf(campaign, "D", true, 4)];
+    for (const c of made) await store.characters.insert(c);
+    const totals = async () => [
+      (await store.characters.list(campaign, { approvedOnly: false }, page)).total,
+      (await store.characters.list(campaign, { approvedOnly: true }, page)).total,
+    ];
+    expect(await totals()).toEqual([4, 3]);
+    await store.characters.replace({ ...made[1]!, approved: true });
+    expect(await totals()).toEqual([4, 4]);
+    await store.characters.replace({ ...made[0]!, approved: false, description: "changed" });
+    await store.characters.replace({ ...made[2]!, description: "only the text changed" });
+    expect(await totals()).toEqual([4, 3]);
+    expect(await store.characters.delete(made[0]!.id)).toBe(true);
+    expect(await store.characters.delete(made[3]!.id)).toBe(true);
+    expect(await totals()).toEqual([2, 2]);
+    expect(await totals()).toEqual([await count(`from characters where campaign_id = $1`, [campaign]), await count(`from characters where campaign_id = $1 and approved`, [campaign])]);
+    // The first page is still newest first, and a page past the end still tells the total.
+    expect((await store.characters.list(campaign, { approvedOnly: false }, page)).rows.map((c) => c.character_name)).toEqual(["C", "B"]);
+    expect(await store.characters.list(campaign, { approvedOnly: false }, { page: 3, size: 5 })).toEqual({ rows: [], total: 2 });
+    expect((await store.characters.list(other, { approvedOnly: false }, page)).total).toBe(1);
+  });
+
+  test("entities, beats, moments and sessions: each kind counted apart, and sessions numbered from the count", async () => {
+    const campaign = await newCampaign("Kinds");
+    const entity = (kind: "faction" | "location" | "item", name: string) => ({
+      id: newId(), campaign_id: campaign, kind, name, aliases: [], description: null, type: null, image: null, tcg_image: null, parent_id: null, merge: false, created_at: at(), updated_at: null,
+    });
+    for (const [kind, n] of [["faction", 1], ["location", 3], ["item", 2]] as const) for (let i = 0; i < n; i++) await store.entities.insert(entity(kind, `${kind} ${i}`));
+    expect((await store.entities.list(campaign, "location", {}, page)).total).toBe(3);
+    expect((await store.entities.list(campaign, "item", {}, page)).total).toBe(2);
+    expect((await store.entities.list(campaign, "faction", {}, page)).total).toBe(1);
+    for (let i = 0; i < 3; i++) await store.beats.insert(beatRecord(campaign, { index: i }));
+    const moment = momentRecord(campaign);
+    await store.moments.insert(moment);
+    await store.moments.insert(momentRecord(campaign));
+    expect((await store.beats.listByCampaign(campaign, page)).total).toBe(3);
+    expect((await store.moments.list({ campaignId: campaign }, page)).total).toBe(2);
+    await store.moments.delete(moment.id);
+    expect((await store.moments.list({ campaignId: campaign }, page)).total).toBe(1);
+
+    const sessions = [0, 1, 2, 3, 4, 5, 6].map((day) => sessionRecord(campaign, { session_date: at(day * 86_400_000), created_at: at(day) }));
+    for (const s of sessions) await store.sessions.insert(s);
+    const plain = await store.sessions.list(campaign, {}, { page: 2, size: 3 });
+    // Newest first; number 7 is the latest: the second page of three holds numbers 4, 3, 2.
+    expect(plain.total).toBe(7);
+    expect(plain.rows.map((s) => [s.id, s.index])).toEqual([[sessions[3]!.id, 4], [sessions[2]!.id, 3], [sessions[1]!.id, 2]]);
+    // The filtered path numbers over the whole campaign too: the same numbers.
+    const filtered = await store.sessions.list(campaign, { type: sessions[0]!.type }, { page: 2, size: 3 });
+    expect(filtered.rows.map((s) => [s.id, s.index])).toEqual(plain.rows.map((s) => [s.id, s.index]));
+  });
+
+  test("journals and journal links: a viewer's total counts what they may see", async () => {
+    const campaign = await newCampaign("Journals");
+    const open = entryOf(campaign, alice, true);
+    const mine = entryOf(campaign, alice, false);
+    const bobs = entryOf(campaign, bob, false);
+    const sharedWithAlice = entryOf(campaign, bob, false);
+    for (const e of [open, mine, bobs, sharedWithAlice]) await store.journals.insert(e);
+    await store.journals.putShare(sharedWithAlice.id, { user_id: alice, level: "view" }, at());
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(3);
+    expect((await store.journals.listVisible(campaign, bob, {}, page)).total).toBe(3);
+    expect((await store.journals.listVisible(campaign, newId(), {}, page)).total).toBe(1);
+    await store.journals.replace({ ...bobs, is_public: true });
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(4);
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).rows.length).toBe(4);
+
+    const link = (from_type: "Character" | "Journal", from_id: string, alias: string) => ({
+      id: newId(), campaign_id: campaign, from_id, from_type, to_id: "t", to_type: "Character" as const, alias, alias_key: alias, origin: "api" as const, created_at: at(),
+    });
+    await store.links.upsert(link("Character", "c1", "a"));
+    await store.links.upsert(link("Journal", mine.id, "b"));
+    await store.links.upsert(link("Journal", open.id, "c"));
+    expect((await store.links.list(campaign, {}, page, null)).total).toBe(3);
+    expect((await store.links.list(campaign, {}, page, alice)).total).toBe(3);
+    expect((await store.links.list(campaign, {}, page, bob)).total).toBe(2);
+    expect((await store.links.list(campaign, {}, page, bob)).rows.length).toBe(2);
+  });
+
+  test("concurrent creates in one campaign are all counted", async () => {
+    const campaign = await newCampaign("Concurrent");
+    await Promise.all(Array.from({ length: 40 }, (_, i) => store.withTransaction(async (tx) => tx.characters.insert(characterOf(campaign, `N${i}`, i % 4 !== 0, i)))));
+    expect((await store.characters.list(campaign, { approvedOnly: false }, page)).total).toBe(40);
+    expect((await store.characters.list(campaign, { approvedOnly: true }, page)).total).toBe(30);
+    const gone = (await store.characters.list(campaign, { approvedOnly: false }, { page: 1, size: 100 })).rows.slice(0, 15);
+    await Promise.all(gone.map((c) => store.characters.delete(c.id)));
+    expect((await store.characters.list(campaign, { approvedOnly: false }, page)).total).toBe(25);
+    expect((await store.characters.list(campaign, { approvedOnly: true }, page)).total).toBe(await count(`from characters where campaign_id = $1 and approved`, [campaign]));
+  });
+
+  test("a campaign's deletion takes its counters with it; a campaign made after counts from zero", async () => {
+    const campaign = await newCampaign("Doomed");
+    for (let i = 0; i < 3; i++) await store.characters.insert(characterOf(campaign, `X${i}`));
+    await store.beats.insert(beatRecord(campaign));
+    expect(await count(`from record_counts where campaign_id = $1`, [campaign])).toBe(3);
+    expect(await store.campaigns.delete(campaign)).toBe(true);
+    expect(await count(`from record_counts where campaign_id = $1`, [campaign])).toBe(0);
+    const fresh = await newCampaign("Fresh");
+    expect((await store.characters.list(fresh, { approvedOnly: false }, page)).total).toBe(0);
+    expect(await store.campaigns.counts(fresh)).toMatchObject({ characters: 0, beats: 0 });
+  });
+});

@@ -1,0 +1,154 @@
+// Ask's dense vectors on every way they can be ranked: PGlite (in the application), PostgreSQL in
+// the application, and PostgreSQL with pgvector when the server has it. The embedder is the real
+// Gemini adapter talking to the local fake (tests/support/fake-gemini.ts), whose "model" treats the
+// synonym groups below as one meaning, so a paraphrase sharing no word with a passage can be found
+// by vector only. The background worker embeds what the writes added.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { GeminiEmbedder } from "../../adapters/ai/gemini.ts";
+import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
+import { detectPgvector, type VectorSearch } from "../../adapters/sql/vectors.ts";
+import { openPostgres } from "../../adapters/sql/database.ts";
+import { parseConfig } from "../../infra/config.ts";
+import { startWorker } from "../../infra/worker.ts";
+import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
+import { recordBackends, announceSkip, type Backend } from "../support/backends.ts";
+import { FAKE_GEMINI_KEY, startFakeGemini } from "../support/fake-gemini.ts";
+import { inProcessService } from "../support/inprocess.ts";
+import { POSTGRES_ADMIN_URL } from "../support/postgres.ts";
+
+const fake = startFakeGemini({ synonyms: [["stole", "pinched", "nicked"], ["sword", "blade"], ["vault", "strongroom"], ["cursed", "hexed"], ["crown", "tiara"]] });
+afterAll(() => fake.stop());
+const gemini = { ...parseConfig({ GEMINI_API_KEY: FAKE_GEMINI_KEY, GEMINI_BASE_URL: fake.url }).gemini };
+
+/** Why pgvector cannot be tried here, or null when the server has the extension. */
+async function pgvectorUnavailable(postgresReason: string | null): Promise<string | null> {
+  if (postgresReason) return postgresReason;
+  const db = openPostgres(POSTGRES_ADMIN_URL, { maxConnections: 1 });
+  try {
+    const [row] = await db.query(`select exists (select 1 from pg_available_extensions where name = 'vector') as available`);
+    return row?.available ? null : "the server has no vector extension (apt-get install postgresql-15-pgvector); the application ranks vectors there";
+  } finally {
+    await db.close();
+  }
+}
+
+const backends = await recordBackends();
+const postgres = backends.find((b) => b.name === "postgres")!;
+const cases: { label: string; backend: Backend; search: VectorSearch; skip: string | null }[] = [
+  { label: "pglite (application ranking)", backend: backends.find((b) => b.name === "pglite")!, search: "application", skip: null },
+  { label: "postgres (application ranking)", backend: postgres, search: "application", skip: postgres.skipReason },
+  { label: "postgres with pgvector", backend: postgres, search: "pgvector", skip: await pgvectorUnavailable(postgres.skipReason) },
+];
+
+for (const c of cases) {
+  if (c.skip && c.search === "pgvector") console.warn(`\n*** SKIPPED BACKEND pgvector: Ask dense retrieval on ${c.label}: ${c.skip} ***\n`);
+  else if (c.skip) announceSkip("Ask dense retrieval", c.backend);
+  describe.skipIf(Boolean(c.skip))(`Ask dense retrieval on ${c.label}`, () => {
+    let closeDb: () => Promise<void>;
+    let service: Awaited<ReturnType<typeof inProcessService>>;
+    const users: Record<"gm" | "ann" | "bob", { id: string; key: string }> = {} as never;
+    let campaignId = "";
+
+    const call = async (method: string, path: string, key: string, body?: unknown) => {
+      const response = await service.request(method, path, { key, body });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    };
+    const post = async (path: string, body: unknown, key = users.gm.key) => {
+      const reply = await call("POST", path, key, body);
+      if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply.body;
+    };
+    const ask = (text: string, extra: Partial<RetrievalQuery> = {}): Promise<Passage[]> =>
+      service.deps.retriever.retrieve({ campaignId, text, journals: { all: true }, limit: 5, ...extra });
+    const pending = () => service.deps.retriever.indexPending!(null);
+
+    beforeAll(async () => {
+      const opened = await c.backend.open();
+      closeDb = opened.close;
+      if (c.search === "pgvector") expect(await detectPgvector(opened.db, opened.db.backend)).toBe(true);
+      service = await inProcessService(opened.db, {
+        config: { gemini },
+        // PGlite keeps the retriever buildDeps wired from GEMINI_API_KEY (it finds no pgvector and ranks
+        // in the application); PostgreSQL gets one told which vector search this case is about.
+        deps: () => (c.backend.name === "pglite" ? {} : { retriever: sqlRetriever(opened.db, { embedder: new GeminiEmbedder({ ...gemini, apiKey: FAKE_GEMINI_KEY }), vectorSearch: c.search }) }),
+      });
+      for (const name of ["gm", "ann", "bob"] as const) {
+        const user = await call("POST", "/internal/v1/users", service.adminKey, { name, email: `${name}.${crypto.randomUUID().slice(0, 6)}@example.test` });
+        const key = await call("POST", `/internal/v1/users/${user.body.id}/keys`, service.adminKey, { scopes: [] });
+        users[name] = { id: user.body.id, key: key.body.key };
+      }
+      campaignId = (await post("/v1/campaigns", { title: "Vox Machina" })).id;
+      for (const name of ["ann", "bob"] as const)
+        await call("POST", `/internal/v1/campaigns/${campaignId}/members`, service.adminKey, { user_id: users[name].id, role: "player" });
+      await post("/v1/locations", { campaign_id: campaignId, name: "Emon", description: "The capital, with a market and the council's keep." });
+      await post("/v1/items", { campaign_id: campaignId, name: "Bag of holding", description: "Keeps the party's gold and a spare rope." });
+    });
+    afterAll(async () => {
+      await service?.close();
+      await closeDb?.();
+    });
+
+    test("a paraphrase sharing no word with a passage finds it by vector once the passages are embedded", async () => {
+      const id = (await post("/v1/characters", { campaign_id: campaignId, character_name: "Scanlan Shorthalt", description: "He stole the sword from the vault." })).id;
+      // Words alone: "pinched" and "blade" are in no passage, so nothing is found before the vectors.
+      expect(await ask("Who pinched the blade?")).toEqual([]);
+      fake.reset();
+      expect(await pending()).toBe(3); // Emon, the bag and Scanlan: one batch
+      const batches = fake.requests.filter((r) => r.path === "/v1beta/models/gemini-embedding-001:batchEmbedContents");
+      expect(batches.length).toBe(1);
+      expect((batches[0]!.body as { requests: { taskType: string }[] }).requests.map((r) => r.taskType)).toEqual(["RETRIEVAL_DOCUMENT", "RETRIEVAL_DOCUMENT", "RETRIEVAL_DOCUMENT"]);
+      expect(await pending()).toBe(0);
+      const [best] = await ask("Who pinched the blade?");
+      expect({ kind: best?.kind, id: best?.sourceId, title: best?.title, coverage: best?.coverage }).toEqual({ kind: "character", id, title: "Scanlan Shorthalt", coverage: 0 });
+      // The lexical ranking still leads where it has something: fused, not replaced.
+      expect((await ask("market keep"))[0]?.title).toBe("Emon");
+    });
+
+    test("a write after the embedding is caught up by the next pass; the old wording's vector goes with the old passage", async () => {
+      const id = (await post("/v1/items", { campaign_id: campaignId, name: "Whisper", description: "A dagger kept in the strongroom." })).id;
+      expect(await pending()).toBe(1);
+      expect(await pending()).toBe(0);
+      expect((await call("PATCH", `/v1/items/${id}`, users.gm.key, { description: "A hexed dagger that returns to its owner." })).status).toBe(200);
+      expect(await pending()).toBe(1);
+      const found = await ask("which weapon is cursed?");
+      expect(found.map((p) => p.sourceId)).toContain(id);
+      expect(found.find((p) => p.sourceId === id)!.text).toContain("hexed dagger");
+      expect((await call("DELETE", `/v1/items/${id}`, users.gm.key)).status).toBe(204);
+      expect((await ask("which weapon is cursed?")).map((p) => p.sourceId)).not.toContain(id);
+    });
+
+    test("another player's private journal is never reached by vector, however close the question", async () => {
+      const secret = (await post("/v1/journals", { world_id: campaignId, title: "Confession", content: "I nicked the relic from the strongroom myself.", is_public: false }, users.ann.key)).id;
+      expect(await pending()).toBeGreaterThanOrEqual(1);
+      const asBob = await ask("Who stole something from the vault?", { journals: { readableBy: users.bob.id } });
+      expect(asBob.map((p) => p.sourceId)).not.toContain(secret);
+      expect(JSON.stringify(asBob)).not.toContain("relic");
+      const asAnn = await ask("Who stole something from the vault?", { journals: { readableBy: users.ann.id } });
+      expect(asAnn.map((p) => p.sourceId)).toContain(secret);
+    });
+
+    test("the background worker embeds new passages without being asked", async () => {
+      const id = (await post("/v1/factions", { campaign_id: campaignId, name: "The Clasp", description: "Thieves who pinched a crown." })).id;
+      // No word of the question is in the faction's passage: only its vector can find it.
+      expect((await ask("who stole a tiara")).map((p) => p.sourceId)).not.toContain(id);
+      const worker = startWorker(service.deps, { embedMs: 25, pollMs: 60_000, imageSweepMs: 60_000 });
+      try {
+        let found: string[] = [];
+        for (let i = 0; i < 200 && !found.includes(id); i++) {
+          await Bun.sleep(25);
+          found = (await ask("who stole a tiara")).map((p) => p.sourceId);
+        }
+        expect(found).toContain(id);
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    test("the embedding service failing leaves the lexical ranking answering", async () => {
+      fake.fail({ status: 503, body: { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } } });
+      expect((await ask("market keep"))[0]?.title).toBe("Emon");
+    });
+  });
+}
+
