@@ -72,7 +72,7 @@ async function applyFields(repos: Repositories, base: Beat, fields: BeatFields):
   return ok(next);
 }
 
-async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Beat | null) {
+export async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Beat | null) {
   if (!previous || previous.description !== beat.description) await syncWikilinks(tx, deps, { campaignId: beat.campaign_id, type: "Beat", id: beat.id }, beat.description);
   await tx.search.upsert({ campaign_id: beat.campaign_id, doc_type: "beats", doc_id: beat.id, title: beat.label, body: beat.description ?? "", facets: { type: beat.type } }, nowIso(deps));
 }

@@ -15,7 +15,7 @@ import {
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import type { CampaignFilters } from "../ports/records.ts";
+import type { CampaignFilters, Repositories } from "../ports/records.ts";
 import { stripOrKeep } from "../domain/wikilinks.ts";
 import { type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
@@ -62,31 +62,34 @@ export async function createCampaign(deps: Deps, caller: Caller, draft: Campaign
     created_at: at,
     updated_at: null,
   };
-  await deps.records.withTransaction(async (tx) => {
-    await tx.campaigns.insert(campaign);
-    await tx.members.upsert({ campaign_id: campaign.id, user_id: caller.userId, roles: [...CREATOR_ROLES], created_at: at });
-    await tx.speakers.insert({
+  await deps.records.withTransaction((tx) => seedCampaign(tx, deps, campaign, at));
+  return ok(campaignView(campaign, false));
+}
+
+/** Writes a new campaign with what every campaign starts with (owner membership, GM speaker, defaults), inside the caller's transaction. */
+export async function seedCampaign(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, campaign: Campaign, at: string): Promise<void> {
+  await tx.campaigns.insert(campaign);
+  await tx.members.upsert({ campaign_id: campaign.id, user_id: campaign.owner_id, roles: [...CREATOR_ROLES], created_at: at });
+  await tx.speakers.insert({
+    id: deps.ids.next(),
+    campaign_id: campaign.id,
+    name: DEFAULT_GM_SPEAKER.name,
+    handle: DEFAULT_GM_SPEAKER.handle,
+    user_id: campaign.owner_id,
+    roles: [...DEFAULT_GM_SPEAKER.roles],
+    created_at: at,
+  });
+  await tx.settings.putCharacterArc(campaign.id, DEFAULT_CHARACTER_ARC, at);
+  await tx.settings.insertFieldDefinitions(
+    DEFAULT_FIELD_DEFINITIONS.map((definition) => ({
+      ...definition,
+      options: [...definition.options],
       id: deps.ids.next(),
       campaign_id: campaign.id,
-      name: DEFAULT_GM_SPEAKER.name,
-      handle: DEFAULT_GM_SPEAKER.handle,
-      user_id: caller.userId,
-      roles: [...DEFAULT_GM_SPEAKER.roles],
       created_at: at,
-    });
-    await tx.settings.putCharacterArc(campaign.id, DEFAULT_CHARACTER_ARC, at);
-    await tx.settings.insertFieldDefinitions(
-      DEFAULT_FIELD_DEFINITIONS.map((definition) => ({
-        ...definition,
-        options: [...definition.options],
-        id: deps.ids.next(),
-        campaign_id: campaign.id,
-        created_at: at,
-      })),
-    );
-    await syncWikilinks(tx, deps, { campaignId: campaign.id, type: "World", id: campaign.id }, campaign.summary);
-  });
-  return ok(campaignView(campaign, false));
+    })),
+  );
+  await syncWikilinks(tx, deps, { campaignId: campaign.id, type: "World", id: campaign.id }, campaign.summary);
 }
 
 export async function updateCampaign(

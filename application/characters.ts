@@ -96,7 +96,7 @@ async function applyFields(repos: Repositories, base: Character, fields: Charact
 }
 
 /** Indexing and link sync, in the same transaction as the write. */
-async function afterWrite(tx: Repositories, deps: Deps, character: Character, previous: Character | null) {
+export async function afterWrite(tx: Repositories, deps: Deps, character: Character, previous: Character | null) {
   const source = { campaignId: character.campaign_id, id: character.id };
   if (!previous || previous.description !== character.description) await syncWikilinks(tx, deps, { ...source, type: "Character" }, character.description);
   if (!previous || previous.backstory !== character.backstory) await syncWikilinks(tx, deps, { ...source, type: "Backstory" }, character.backstory);

@@ -66,7 +66,7 @@ async function applyFields(repos: Repositories, base: Entity, fields: EntityFiel
   return parent.ok ? ok(next) : parent;
 }
 
-async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous: Entity | null) {
+export async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous: Entity | null) {
   if (!previous || previous.description !== entity.description)
     await syncWikilinks(tx, deps, { campaignId: entity.campaign_id, type: ENTITY_LINK_TYPE[entity.kind], id: entity.id }, entity.description);
   await tx.search.upsert(

@@ -35,11 +35,14 @@ export async function syncWikilinks(
 ): Promise<void> {
   const targets = wikilinkTargets(text);
   const keys = targets.map(aliasKey);
-  const resolved = keys.length ? resolveTargets(await tx.lookup.resolveNames(source.campaignId, keys), keys) : new Map<string, RecordRef>();
+  // Obsidian's [[Note#Heading]] and [[Note^block]] name the note: the whole target is tried first (a name may hold "#").
+  const notes = targets.map((target) => aliasKey(target.split(/[#^]/)[0]!));
+  const asked = [...new Set([...keys, ...notes.filter(Boolean)])];
+  const resolved = asked.length ? resolveTargets(await tx.lookup.resolveNames(source.campaignId, asked), asked) : new Map<string, RecordRef>();
   const kept: string[] = [];
   const at = nowIso(deps);
   for (const [index, key] of keys.entries()) {
-    const target = resolved.get(key);
+    const target = resolved.get(key) ?? (notes[index] ? resolved.get(notes[index]!) : undefined);
     if (!target || target.id === source.id) continue;
     kept.push(key);
     await tx.links.upsert({

@@ -54,7 +54,7 @@ async function applyFields(repos: Repositories, base: Moment, fields: MomentFiel
   return ok(next);
 }
 
-async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous: Moment | null) {
+export async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous: Moment | null) {
   if (!previous || previous.content !== moment.content) await syncWikilinks(tx, deps, { campaignId: moment.campaign_id, type: "Moment", id: moment.id }, moment.content);
   await tx.search.upsert(
     { campaign_id: moment.campaign_id, doc_type: "moments", doc_id: moment.id, title: moment.label ?? "", body: stripWikilinks(moment.content ?? ""), facets: { session_id: moment.session_id, categories: moment.categories } },

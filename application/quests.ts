@@ -110,7 +110,7 @@ function viewOf(quest: Quest, sessions: Map<string, SessionRef>): QuestView {
 const LINK_TYPE: Record<QuestEntityType, string> = { character: "Character", faction: "Faction", location: "Location", item: "Item" };
 
 /** Checks what needs the campaign's records: the giver, related ids, cited sessions. Fills ids it can resolve. */
-async function resolveAgainstCampaign(repos: Repositories, campaignId: string, state: QuestState, patch: QuestPatch): Promise<Result<QuestState>> {
+export async function resolveAgainstCampaign(repos: Repositories, campaignId: string, state: QuestState, patch: QuestPatch): Promise<Result<QuestState>> {
   const next: QuestState = { ...state };
   if (patch.quest_giver !== undefined) {
     const giver = patch.quest_giver?.trim() || null;
@@ -155,7 +155,7 @@ async function resolveAgainstCampaign(repos: Repositories, campaignId: string, s
 
 const nameProblem = (name: string | undefined) => (name !== undefined && !name.trim() ? fail("bad_request", "quest_name cannot be empty") : null);
 
-async function indexQuest(tx: Repositories, deps: Deps, quest: Quest) {
+export async function indexQuest(tx: Repositories, deps: Deps, quest: Quest) {
   await tx.search.upsert(
     {
       campaign_id: quest.campaign_id,

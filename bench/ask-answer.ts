@@ -15,6 +15,7 @@ import { openPostgres } from "../adapters/sql/database.ts";
 import { applyMigrations } from "../adapters/sql/migrate.ts";
 import { loadMigrations } from "../infra/container.ts";
 import { datasetDir, loadQuestions } from "./ask/baseline.ts";
+import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, BUN, env, intEnv, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
@@ -106,19 +107,12 @@ async function main() {
   const measure = async (stream: boolean) => {
     const firstBytes: number[] = [];
     const totals: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async (_, worker) => {
-        for (let round = 0; round < ROUNDS; round++)
-          for (let i = 0; i < questions.length; i++) {
-            const q = questions[(i * 7 + worker * 11 + round * 13) % questions.length]!;
-            const timing = await ask(q.question, stream);
-            firstBytes.push(timing.firstByte);
-            totals.push(timing.total);
-          }
-      }),
-    );
-    return { per_second: round1(totals.length / ((performance.now() - started) / 1000)), first_byte_ms: summary(firstBytes), complete_ms: summary(totals) };
+    const seconds = await concurrentAskers(questions, CONCURRENCY, ROUNDS, async (q) => {
+      const timing = await ask(q.question, stream);
+      firstBytes.push(timing.firstByte);
+      totals.push(timing.total);
+    });
+    return { per_second: round1(totals.length / seconds), first_byte_ms: summary(firstBytes), complete_ms: summary(totals) };
   };
   const plain = await measure(false);
   const streamed = await measure(true);

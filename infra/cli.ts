@@ -1,6 +1,9 @@
 // Operator CLI: `bun run cms <command>`. Runs the same first-party operations as /internal/v1,
 // directly on the database, or through the running server when it holds the embedded database.
+import { readdir, stat } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
+import { zipSync } from "fflate";
 import { OPERATIONS } from "../adapters/operations/index.ts";
 import { invoke, RawResponse, type Operation } from "../adapters/operations/operation.ts";
 import { STATUS_OF, bodyOf } from "../adapters/shared/failures.ts";
@@ -20,6 +23,8 @@ interface Command {
   inputs(values: Record<string, any>): { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
   /** A file whose bytes are the request body (transcript import). */
   file?(values: Record<string, any>): string;
+  /** A folder sent as a zip body (a Markdown vault). */
+  dir?(values: Record<string, any>): string;
   /** The answer is written to stdout as it comes (an export), not printed as JSON. */
   raw?: boolean;
 }
@@ -139,6 +144,15 @@ const COMMANDS: Record<string, Command> = {
     inputs: (v) => ({ query: { owner_id: v.owner } }),
     file: (v) => v.file,
   },
+  "campaigns import-markdown": {
+    usage: "campaigns import-markdown DIR --owner USER_ID [--title TITLE]",
+    operation: "internalImportMarkdown",
+    options: { owner: { type: "string" }, title: { type: "string" } },
+    required: ["dir", "owner"],
+    positional: "dir",
+    inputs: (v) => ({ query: { owner_id: v.owner, ...(v.title ? { title: v.title } : {}) } }),
+    dir: (v) => v.dir,
+  },
   "handouts generate": {
     usage: "handouts generate --session SESSION_ID",
     operation: "internalGenerateHandout",
@@ -160,6 +174,23 @@ const contentTypeOf = (path: string) =>
 
 const filePieces = (path: string) => textPieces(Bun.file(path).stream());
 
+/** Every file under `dir` (hidden ones left out) zipped under the folder's name, as the Markdown export writes a vault. */
+async function zipFolder(dir: string): Promise<Uint8Array> {
+  const root = basename(resolve(dir));
+  const files: Record<string, Uint8Array> = {};
+  for (const path of await readdir(dir, { recursive: true })) {
+    const relative = path.split(sep).join("/");
+    if (relative.split("/").some((part) => part.startsWith("."))) continue;
+    const full = join(dir, path);
+    if (!(await stat(full)).isFile()) continue;
+    files[`${root}/${relative}`] = new Uint8Array(await Bun.file(full).arrayBuffer());
+  }
+  return zipSync(files, { level: 0 });
+}
+
+/** A request body: a file's text, or a folder's zip. */
+type Body = { file: string } | { zip: Uint8Array };
+
 const HELP = `Campaign Memory Service — operator commands
 
   bun run cms <command> [options]
@@ -178,12 +209,16 @@ class UsageError extends Error {}
 /** The CLI acts with first-party rights on its own machine. */
 const OPERATOR: Caller = { userId: "operator", keyId: "cli", scopes: ["product_write"], profile: "developer" };
 
-async function runDirect(config: Config, operation: Operation, inputs: ReturnType<Command["inputs"]>, file?: string) {
+async function runDirect(config: Config, operation: Operation, inputs: ReturnType<Command["inputs"]>, body?: Body) {
   const log = loggerFor({ logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   const database = await openDatabase(config, log);
   try {
     const deps = buildDeps(database.db, log, imageServices(config), config);
-    const stream = file ? { pieces: filePieces(file), contentType: contentTypeOf(file) } : undefined;
+    const stream = !body
+      ? undefined
+      : "file" in body
+        ? { pieces: filePieces(body.file), contentType: contentTypeOf(body.file) }
+        : { pieces: (async function* () {})(), bytes: (async function* () { yield body.zip; })(), contentType: "application/zip" };
     const result = await invoke(operation, { deps, info: serviceInfo(config), stream }, { caller: OPERATOR }, inputs);
     // A streamed answer is read while the database is still open.
     if (result.ok && result.value instanceof RawResponse) {
@@ -208,14 +243,14 @@ async function writeRaw(body: RawResponse["body"] | ReadableStream<Uint8Array>) 
   await out.flush();
 }
 
-async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>, file?: string) {
+async function runRemote(baseUrl: string, adminKey: string, operation: Operation, inputs: ReturnType<Command["inputs"]>, body?: Body) {
   let path = operation.http!.path;
   for (const [name, value] of Object.entries(inputs.path ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
   const query = new URLSearchParams(Object.entries(inputs.query ?? {}).map(([k, v]) => [k, String(v)]));
   const response = await fetch(`${baseUrl}${path}${query.size ? `?${query}` : ""}`, {
     method: operation.http!.method,
-    headers: { "x-api-key": adminKey, "content-type": file ? contentTypeOf(file) : "application/json" },
-    body: file ? Bun.file(file) : inputs.body ? JSON.stringify(inputs.body) : undefined,
+    headers: { "x-api-key": adminKey, "content-type": body ? ("file" in body ? contentTypeOf(body.file) : "application/zip") : "application/json" },
+    body: body ? ("file" in body ? Bun.file(body.file) : new Blob([body.zip as Uint8Array<ArrayBuffer>])) : inputs.body ? JSON.stringify(inputs.body) : undefined,
   });
   if (response.ok && operation.http!.method === "GET" && response.headers.get("content-disposition")) {
     await writeRaw(response.body!);
@@ -252,6 +287,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
   const inputs = command.inputs(given);
   const file = command.file?.(given);
   if (file && !(await Bun.file(file).exists())) throw new UsageError(`no such file: ${file}`);
+  const dir = command.dir?.(given);
+  if (dir && !(await stat(dir).then((s) => s.isDirectory(), () => false))) throw new UsageError(`not a directory: ${dir}`);
+  const requestBody: Body | undefined = file ? { file } : dir ? { zip: await zipFolder(dir) } : undefined;
 
   let status: number;
   let body: unknown;
@@ -261,9 +299,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       throw new UsageError(
         `the server (process ${holder.pid}) holds ${config.dataDir}; set CMS_ADMIN_KEY to the server's admin key so the CLI can send the command to it, or stop the server first`,
       );
-    ({ status, body } = await runRemote(`http://127.0.0.1:${holder.port ?? config.port}`, config.adminKey, operation, inputs, file));
+    ({ status, body } = await runRemote(`http://127.0.0.1:${holder.port ?? config.port}`, config.adminKey, operation, inputs, requestBody));
   } else {
-    const result = await runDirect(config, operation, inputs, file);
+    const result = await runDirect(config, operation, inputs, requestBody);
     status = result.ok ? operation.http!.status : STATUS_OF[result.error.failure];
     body = result.ok ? result.value : bodyOf(result.error);
   }

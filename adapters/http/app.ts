@@ -5,7 +5,7 @@ import type { Deps } from "../../application/deps.ts";
 import type { Failure } from "../../domain/errors.ts";
 import { EventStream, invoke, RawResponse, rawBodyStream, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
-import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedText, readText, type BodyTimeouts } from "./body.ts";
+import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedBytes, limitedText, readText, type BodyTimeouts } from "./body.ts";
 import { presentedKey } from "../shared/credentials.ts";
 import { createHash } from "node:crypto";
 import type { Decision, RateLimiter } from "./ratelimit.ts";
@@ -185,7 +185,10 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
           if (!read.ok) return failureResponse(read.failure);
           body = read.body;
         }
-        const stream = operation.http!.rawBody && request.body ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") } : undefined;
+        const stream =
+          operation.http!.rawBody && request.body
+            ? { pieces: limitedText(request, bodyLimit, bodyTimeouts), bytes: limitedBytes(request.body, bodyLimit, bodyTimeouts), contentType: request.headers.get("content-type") }
+            : undefined;
         result = await invoke(operation, { ...context, stream, eventStreams: true }, credentials, { path: pathInput, query, body });
       } catch (error) {
         if (error instanceof BodyRejected) return error.response();

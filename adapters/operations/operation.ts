@@ -27,7 +27,12 @@ export interface BaseContext {
   deps: Deps;
   info: ServiceInfo;
   /** The raw request body, for operations that stream it (`http.rawBody`). */
-  stream?: { pieces: AsyncIterable<string>; contentType: string | null };
+  stream?: {
+    pieces: AsyncIterable<string>;
+    /** The same body as bytes, for binary bodies (a zipped vault); read either this or `pieces`, not both. */
+    bytes?: AsyncIterable<Uint8Array>;
+    contentType: string | null;
+  };
   /** The transport can send an `EventStream` answer (HTTP); MCP answers whole results only. */
   eventStreams?: boolean;
 }

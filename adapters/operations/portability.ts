@@ -4,8 +4,10 @@ import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
 import { campaignVault, safeName, type VaultNote } from "../../application/markdown.ts";
-import { strToU8, zipSync } from "fflate";
-import { stringify } from "yaml";
+import { importVault, type Vault, type VaultFile } from "../../application/vault.ts";
+import type { Result } from "../../domain/errors.ts";
+import { strToU8, unzipSync, zipSync } from "fflate";
+import { parse, stringify } from "yaml";
 import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
@@ -42,6 +44,74 @@ export function vaultZip(notes: VaultNote[], root: string): Uint8Array {
   }
   return zipSync(files, { level: 6 });
 }
+
+/** Folder names a vault's notes are sorted into; a zip's single top folder is its root unless it is one of these. */
+const KIND_FOLDERS = /^(characters|npcs|pcs|player characters|people|persons|factions|organi[sz]ations|guilds|groups|locations|places|regions|cities|items|objects|artifacts|artefacts|loot|equipment|sessions|session notes|beats|moments|quests|journals)$/i;
+
+const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?)\n?---[ \t]*(?:\n|$)/;
+
+const badVault = (path: string, message: string) => {
+  const msg = `${path}: ${message}; nothing was imported`;
+  return fail("invalid", msg, [{ type: "import_invalid", loc: ["body", path], msg, input: null }]);
+};
+
+/**
+ * The notes of a zipped vault, their YAML front matter read (the application never sees YAML). Hidden
+ * files and folders (.obsidian, .trash) and files other than .md are left out; a single top folder
+ * (as our export writes) is the vault's name.
+ */
+export function vaultFromZip(zip: Uint8Array, fallbackName: string): Result<Vault> {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(zip);
+  } catch (error) {
+    return fail("invalid", `The body is not a zip archive (${(error as Error).message}); nothing was imported`);
+  }
+  const paths = Object.keys(files).filter((path) => !path.endsWith("/") && !path.split("/").some((part) => part.startsWith(".") || part === "__MACOSX"));
+  const tops = new Set(paths.map((path) => (path.includes("/") ? path.split("/")[0]! : "")));
+  const [top] = tops;
+  const root = tops.size === 1 && top && !KIND_FOLDERS.test(top) ? top : null;
+  const notes: VaultFile[] = [];
+  for (const path of paths.filter((p) => p.toLowerCase().endsWith(".md")).sort()) {
+    const inVault = root ? path.slice(root.length + 1) : path;
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(files[path]!);
+    } catch {
+      return badVault(inVault, "is not UTF-8 text");
+    }
+    text = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+    const match = FRONT_MATTER.exec(text);
+    let frontMatter: Record<string, unknown> | null = null;
+    if (match) {
+      let parsed: unknown;
+      try {
+        parsed = parse(match[1]!);
+      } catch (error) {
+        const reason = (error as Error).message.split("\n")[0];
+        return badVault(inVault, `the front matter is not valid YAML (${reason})`);
+      }
+      if (parsed !== null && (typeof parsed !== "object" || Array.isArray(parsed)))
+        return badVault(inVault, "the front matter must be a map of fields (key: value)");
+      frontMatter = (parsed as Record<string, unknown> | null) ?? {};
+    }
+    notes.push({ path: inVault, frontMatter, body: (match ? text.slice(match[0].length) : text).replace(/^\n+/, "").replace(/\s+$/, "") });
+  }
+  return ok({ name: root ?? fallbackName, notes });
+}
+
+export const MarkdownImportQuery = Type.Object({
+  owner_id: Id("The user who will own the new campaign"),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "The campaign's title unless a note says type: campaign (default: the zip's single top folder, else \"Imported vault\")" })),
+});
+
+export const MarkdownImportResult = Type.Object(
+  {
+    id: Id("The new campaign's id"),
+    counts: Type.Record(Type.String(), Type.Integer(), { description: "Records created, by kind (character, faction, location, item, session, beat, moment, quest, journal, journal_folder)" }),
+  },
+  { title: "MarkdownImportResult" },
+);
 
 export const MarkdownExportQuery = Type.Object({
   format: Type.Optional(Type.Literal("markdown", { description: "markdown (the only format of the zip)" })),
@@ -108,6 +178,25 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       let text = "";
       if (stream) for await (const piece of stream.pieces) text += piece;
       return portability.importCampaign(deps, query.owner_id, text);
+    },
+  }),
+  defineOperation({
+    id: "internalImportMarkdown",
+    summary: "Import a Markdown (Obsidian) vault",
+    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from a zipped vault (the request body, application/zip; the zip export.zip gives, or any Obsidian vault): a note's kind is its front matter's type, else the deepest folder named for a kind (Characters, NPCs, PCs, Factions, Locations, Places, Items, Sessions, Beats, Moments, Quests), else it is a journal entry in a journal folder of the same path. Front matter id, aliases, tags, session and parent are read; text is kept as written, [[wikilinks]] (also [[Note|shown]] and [[Note#heading]]) become links, ![[embeds]] stay as text. All or nothing; a note whose front matter is not YAML is named. Also \`bun run cms campaigns import-markdown DIR --owner USER_ID\`.`,
+    tag: "First party",
+    access: { auth: "first_party" },
+    internal: true,
+    http: { method: "POST", path: "/internal/v1/campaigns/import-markdown", status: 201, rawBody: true, maxBodyBytes: IMPORT_LIMIT },
+    input: { query: MarkdownImportQuery },
+    output: MarkdownImportResult,
+    run: async ({ deps, stream }, { query }) => {
+      const parts: Uint8Array[] = [];
+      if (stream?.bytes) for await (const part of stream.bytes) parts.push(part);
+      if (!parts.length) return fail("invalid", "The body is empty: send the vault as a zip (application/zip); nothing was imported");
+      const vault = vaultFromZip(Buffer.concat(parts), query.title ?? "Imported vault");
+      if (!vault.ok) return vault;
+      return importVault(deps, query.owner_id, query.title ? { ...vault.value, name: query.title } : vault.value);
     },
   }),
 ]);

@@ -89,6 +89,9 @@ async function rankedPage(
   return { rows, total: await totalOf(db, rows, from, fromParams, page) };
 }
 
+/** How many matches per type the cross-type search ranks at most (besides title matches, as many again). */
+const CANDIDATES = 200;
+
 export function searchIndex(db: SqlExecutor): SearchIndex {
   return {
     async upsert(doc, at) {
@@ -108,34 +111,48 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
     },
     async search(campaignId, query, docTypes, perType, viewerId) {
       // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
-      // on titles only when that finds nothing. One flat statement whose parameters fold into
-      // constants (planning the former CTE-and-semi-join shape cost more than running it); snippets
-      // are cut here, ts_headline cost as much as the rest of the query.
-      const run = (match: string, rank: string, extra: unknown[]) =>
-        db.query(
-          `select doc_type, doc_id, title, score, body
-           from (
-             select d.doc_type, d.doc_id, d.title, d.body, s.score,
-                    row_number() over (partition by d.doc_type order by s.score desc, d.doc_id) as position
-             from search_documents d cross join lateral (select ${rank} as score) s
-             where d.campaign_id = $1 and d.doc_type = any (string_to_array($3, ','))
-               -- Documents with a visibility facet (journal entries) show only to those the journal rule lets see them.
-               and (not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
-                    or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)
-               and ${match}
-           ) ranked
-           where position <= $4 order by doc_type, position`,
-          [campaignId, query, docTypes.join(","), perType, viewerId, ...extra],
-        );
+      // on titles only when that finds nothing. Snippets are cut here: ts_headline cost as much as
+      // the rest of the query. Documents with a visibility facet (journal entries) show only to those
+      // the journal rule lets see them.
+      const visible = `(not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
+                    or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)`;
+      const ranked = (source: string, rank: string) =>
+        `select doc_type, doc_id, title, score, body
+         from (
+           select d.doc_type, d.doc_id, d.title, d.body, s.score,
+                  row_number() over (partition by d.doc_type order by s.score desc, d.doc_id) as position
+           from ${source} cross join lateral (select ${rank} as score) s
+         ) ranked
+         where position <= $4 order by doc_type, position`;
       const tsquery = prefixQuery(query);
-      let rows = tsquery
-        ? await run(
-            `d.search_vector @@ (to_tsquery('simple', $6) || websearch_to_tsquery('english', $2))`,
-            `ts_rank(d.search_vector, to_tsquery('simple', $6) || websearch_to_tsquery('english', $2))`,
-            [tsquery],
-          )
-        : [];
-      if (!rows.length) rows = await run(`(d.title ilike $6 or $2 <% d.title)`, `(d.title ilike $6)::int + word_similarity($2, d.title)`, [likePattern(query)]);
+      let rows: Row[] = [];
+      if (tsquery) {
+        // Two stages, so a word in a quarter of the campaign does not rank a quarter of the campaign:
+        // per type, the documents whose title matches and the first others the full-text index
+        // hands out (each at most CANDIDATES), then ts_rank over those alone. Title hits outrank
+        // body hits (weight A over B), so the best are among the candidates; below CANDIDATES hits
+        // a type's answer is exactly the full ranking.
+        const match = `(to_tsquery('simple', $6) || websearch_to_tsquery('english', $2))`;
+        const candidates = (condition: string) =>
+          `(select d.doc_type, d.doc_id, d.title, d.body, d.search_vector from search_documents d
+            where d.campaign_id = $1 and d.doc_type = t.doc_type and ${visible} and ${condition} limit ${CANDIDATES})`;
+        rows = await db.query(
+          ranked(
+            `(select distinct on (c.doc_type, c.doc_id) c.* from unnest(string_to_array($3, ',')) t(doc_type)
+              cross join lateral (${candidates(`to_tsvector('simple', d.title) @@ to_tsquery('simple', $6)`)} union all ${candidates(`d.search_vector @@ ${match}`)}) c) d`,
+            `ts_rank(d.search_vector, ${match})`,
+          ),
+          [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
+        );
+      }
+      if (!rows.length)
+        rows = await db.query(
+          ranked(
+            `(select * from search_documents d where d.campaign_id = $1 and d.doc_type = any (string_to_array($3, ',')) and ${visible} and (d.title ilike $6 or $2 <% d.title)) d`,
+            `(d.title ilike $6)::int + word_similarity($2, d.title)`,
+          ),
+          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query)],
+        );
       const hits = new Map<string, SearchHit[]>();
       const words = queryWords(query);
       for (const row of rows) {

@@ -1,0 +1,62 @@
+// Ask over an imported campaign: a session's passage carries its handout's text, whatever order the
+// import writes sessions and handouts in (the handout's own trigger rebuilds the session's passage).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { announceSkip, recordBackends } from "../support/backends.ts";
+import { inProcessService } from "../support/inprocess.ts";
+
+const HANDOUT = {
+  summary: "The zeppelin Quindecillion crashed into the Sunken Bazaar.",
+  sessionOutline: "Arrival",
+  encounters: [],
+  characterSpotlight: [],
+  otherEntitySpotlight: [],
+  items: [],
+  valuableInformation: [],
+  partyStatusAndNextSteps: { partyStatus: { summary: "Bruised", bullets: [] }, nextSteps: { summary: "Salvage the wreck" } },
+  moments: [],
+};
+
+for (const backend of await recordBackends()) {
+  describe(`import then Ask on ${backend.name}`, () => {
+    if (backend.skipReason) {
+      announceSkip("import then Ask", backend);
+      return;
+    }
+    let database: Awaited<ReturnType<typeof backend.open>>;
+    let service: Awaited<ReturnType<typeof inProcessService>>;
+    beforeAll(async () => {
+      database = await backend.open();
+      service = await inProcessService(database.db);
+    });
+    afterAll(async () => {
+      await service?.close();
+      await database?.close();
+    });
+
+    test("Ask finds the handout text of an imported session", async () => {
+      const as = async (key: string, method: string, path: string, body?: unknown) => {
+        const response = await service.request(method, path, { key, body });
+        if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+        return response;
+      };
+      const user = await (await as(service.adminKey, "POST", "/internal/v1/users", { name: "Matt", email: `matt-${backend.name}@example.test` })).json();
+      const key = (await (await as(service.adminKey, "POST", `/internal/v1/users/${user.id}/keys`, {})).json()).key;
+      const campaign = await (await as(key, "POST", "/v1/campaigns", { title: "Airships" })).json();
+      const session = await (await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: campaign.id, title: "Landfall", session_date: "2020-01-01T00:00:00Z", type: "other" })).json();
+      await as(service.adminKey, "PUT", `/internal/v1/sessions/${session.id}/handout`, HANDOUT);
+      const document = await (await as(service.adminKey, "GET", `/internal/v1/campaigns/${campaign.id}/export`)).text();
+      const imported = await service.app.handle(
+        new Request(`http://localhost/internal/v1/campaigns/import?owner_id=${user.id}`, { method: "POST", headers: { "x-api-key": service.adminKey, "content-type": "application/json" }, body: document }),
+      );
+      expect(imported.status).toBe(201);
+      const { id } = await imported.json();
+      const newSession = (await (await as(key, "GET", `/v1/sessions?campaign_id=${id}`)).json()).data[0];
+      expect(newSession.title).toBe("Landfall");
+
+      const answer = await (await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Where did the zeppelin Quindecillion crash?" }] })).json();
+      expect(answer.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id, c.excerpt])).toEqual([
+        ["session", newSession.id, "The zeppelin Quindecillion crashed into the Sunken Bazaar.\nArrival\nSalvage the wreck\nBruised"],
+      ]);
+    });
+  });
+}
