@@ -49,7 +49,9 @@ async function main() {
   const server = await launch(
     "service",
     [BUN, join(ROOT, "infra", "main.ts")],
-    { HOST: "127.0.0.1", DATA_DIR: tempDir("cms-bench-"), CMS_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "warn", CMS_ENV: "bench", DATABASE_URL: url, ASK_MONTHLY_TOKENS: "1000000000", ASK_HOURLY_TOKENS: "1000000000", GEMINI_API_KEY: "" },
+    { HOST: "127.0.0.1", DATA_DIR: tempDir("cms-bench-"), CMS_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "warn", CMS_ENV: "bench", DATABASE_URL: url, ASK_MONTHLY_TOKENS: "1000000000", ASK_HOURLY_TOKENS: "1000000000", GEMINI_API_KEY: "",
+      // The rate limiter (issue 12) stays on but out of reach: one key asks hundreds of questions a minute here.
+      RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_BURST: "1000000" },
     { backend: "postgres", answers: "offline (extractive)" },
   );
   const call = async (method: string, path: string, body?: unknown, key = ADMIN_KEY, contentType = "application/json") => {
