@@ -69,25 +69,6 @@ export async function initUpload(
   return ok({ object_key: key, upload_url: grant.url, public_url: url, expires_in_seconds: grant.expiresInSeconds });
 }
 
-/** Reads a stream of `size` bytes (as the store said) into one buffer; null when it holds more. */
-async function readExactly(stream: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array | null> {
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (at + value.byteLength > size) return null;
-      bytes.set(value, at);
-      at += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return at === size ? bytes : null;
-}
-
 /**
  * At most this many uploads are read back and re-encoded at once (measured: two 20 MB photos at once
  * took the server from 130 to 540 MB): each holds its bytes and a
@@ -160,15 +141,22 @@ export async function completeUpload(
   if (info.size > settings.maxBytes)
     return refuse(deps, row.object_key, `The image is ${info.size.toLocaleString("en-US")} bytes; at most ${settings.maxBytes.toLocaleString("en-US")} are accepted`);
   const checked = await oneAtATime(async (): Promise<Result<string>> => {
-    const stream = await store.read(row.object_key);
-    const bytes = stream ? await readExactly(stream, info.size) : null;
-    if (!bytes) return refuse(deps, row.object_key, "The uploaded object changed while it was read: upload it again");
-    const cleaned = await processor.clean(bytes, { maxBytes: settings.maxBytes, maxPixels: settings.maxPixels });
-    if (!cleaned.ok) return refuse(deps, row.object_key, cleaned.problem);
-    const verdict = await moderator.review(cleaned.image);
-    if (!verdict.allowed) return refuse(deps, row.object_key, `The image was refused by moderation: ${verdict.reason}`);
-    await store.put(row.object_key, cleaned.image.bytes, cleaned.image.contentType);
-    return ok(cleaned.image.contentType);
+    // Worked on as files (the local store's own, or a download): sharp reads the upload from disk
+    // and writes the re-encoding to disk, so a 20 MB photo is never a 20 MB buffer here.
+    const copy = await store.localCopy(row.object_key, settings.maxBytes);
+    if (!copy) return refuse(deps, row.object_key, "The uploaded object changed while it was read: upload it again");
+    const output = store.scratchFile();
+    try {
+      const cleaned = await processor.cleanFile(copy.path, output.path, { maxBytes: settings.maxBytes, maxPixels: settings.maxPixels });
+      if (!cleaned.ok) return refuse(deps, row.object_key, cleaned.problem);
+      const verdict = await moderator.review(cleaned.image);
+      if (!verdict.allowed) return refuse(deps, row.object_key, `The image was refused by moderation: ${verdict.reason}`);
+      await store.putFile(row.object_key, cleaned.image.path, cleaned.image.contentType);
+      return ok(cleaned.image.contentType);
+    } finally {
+      await output.discard();
+      await copy.release();
+    }
   });
   if (!checked.ok) return checked;
   const completed = await deps.records.withTransaction(async (tx) => {

@@ -5,7 +5,6 @@ import {
   atLeast,
   CAMPAIGN_TOKEN_LIMIT,
   ENTRY_TOKEN_LIMIT,
-  estimateTokens,
   normalizeFolderPath,
   REQUEST_CHARACTER_LIMIT,
   statusTimestamps,
@@ -85,8 +84,12 @@ function applyFields(entry: JournalEntry, fields: JournalFields, now: string): J
   if (fields.title !== undefined) next.title = fields.title.trim();
   if (fields.status !== undefined) next.status = fields.status;
   Object.assign(next, statusTimestamps(fields.status, fields, entry, now));
-  next.token_count = estimateTokens(next.content);
   return next;
+}
+
+/** The entry's tokens by the service's one tokenizer (o200k_base, the one Ask's budgets count with). */
+async function counted(deps: Deps, entry: JournalEntry): Promise<JournalEntry> {
+  return { ...entry, token_count: await deps.ask.tokens.count(entry.content) };
 }
 
 async function checkLimits(repos: Repositories, entry: JournalEntry): Promise<Result<true>> {
@@ -108,7 +111,8 @@ async function checkFolder(repos: Repositories, entry: JournalEntry): Promise<Re
 export async function afterWrite(tx: Repositories, deps: Deps, entry: JournalEntry, previous: JournalEntry | null) {
   const contentChanged = !previous || previous.content !== entry.content;
   if (contentChanged) {
-    const chunks = chunkText(stripWikilinks(entry.content)).map((text, position) => ({ position, text, token_count: estimateTokens(text) }));
+    const texts = chunkText(stripWikilinks(entry.content));
+    const chunks = await Promise.all(texts.map(async (text, position) => ({ position, text, token_count: await deps.ask.tokens.count(text) })));
     await tx.journals.replaceChunks(entry.id, entry.campaign_id, chunks);
     await syncWikilinks(tx, deps, { campaignId: entry.campaign_id, type: "Journal", id: entry.id }, entry.content);
   }
@@ -159,7 +163,7 @@ export async function createJournal(deps: Deps, caller: Caller, access: Campaign
     created_at: now,
     updated_at: null,
   };
-  const entry = applyFields(blank, fields, now);
+  const entry = await counted(deps, applyFields(blank, fields, now));
   return deps.records.withTransaction(async (tx): Promise<Result<{ success: true; id: string }>> => {
     for (const check of [await checkFolder(tx, entry), await checkLimits(tx, entry)]) if (!check.ok) return check;
     await tx.journals.insert(entry);
@@ -203,7 +207,7 @@ export async function updateJournal(deps: Deps, caller: Caller, access: Campaign
     const previous = await tx.journals.get(entryId, { lock: true });
     if (!previous) return fail("not_found", ENTRY_NOT_FOUND);
     const now = nowIso(deps);
-    const entry = { ...applyFields(previous, update, now), last_edited_by_id: caller.userId, updated_at: now };
+    const entry = { ...(await counted(deps, applyFields(previous, update, now))), last_edited_by_id: caller.userId, updated_at: now };
     for (const check of [await checkFolder(tx, entry), await checkLimits(tx, entry)]) if (!check.ok) return check;
     const members = async (userId: string) => {
       const campaign = await tx.campaigns.getWithStanding(entry.campaign_id, userId);

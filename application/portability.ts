@@ -2,6 +2,8 @@
 // campaign from such a document: new ids, every reference remapped, validated before anything is
 // written, all or nothing).
 import { CREATOR_ROLES } from "../domain/campaign.ts";
+import { IMAGE_FORMATS } from "../domain/images.ts";
+import type { BlobStore } from "../ports/blobs.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { ImportSection, PortableRow } from "../ports/records.ts";
 import type { Deps } from "./deps.ts";
@@ -15,14 +17,28 @@ export interface ExportRequest {
   /** Only what this user may read (`scope=mine`); null: everything. */
   viewerId: string | null;
   serviceVersion: string;
+  /** Managed images' bytes inline (base64) after the records. */
+  includeImages?: boolean;
 }
+
+/** An image's bytes, or null when the store no longer has it. */
+async function readBlob(store: BlobStore, key: string): Promise<Uint8Array | null> {
+  const stream = await store.read(key);
+  return stream ? new Uint8Array(await new Response(stream).arrayBuffer()) : null;
+}
+
+const sha256Hex = (deps: Pick<Deps, "digests">, bytes: Uint8Array) => {
+  const digest = deps.digests.sha256();
+  digest.update(bytes);
+  return digest.hex();
+};
 
 /**
  * The export document as text pieces: `{"header":{…},"records":{"campaign":[…],…},"trailer":{…}}`.
  * `records` is written exactly as JSON.stringify would write it, so its SHA-256 (in the trailer) can
  * be checked after any re-formatting of the file.
  */
-export async function* exportCampaign(deps: Pick<Deps, "records" | "clock" | "digests">, request: ExportRequest): AsyncGenerator<string> {
+export async function* exportCampaign(deps: Pick<Deps, "records" | "clock" | "digests" | "images">, request: ExportRequest): AsyncGenerator<string> {
   const header = {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -34,6 +50,7 @@ export async function* exportCampaign(deps: Pick<Deps, "records" | "clock" | "di
   yield `{"header":${JSON.stringify(header)},"records":`;
   const digest = deps.digests.sha256();
   const counts: Record<string, number> = {};
+  const images: PortableRow[] = [];
   const sections = deps.records.portable.sections;
   let open = -1; // index of the section whose array is open
   const piece = (text: string) => {
@@ -57,9 +74,22 @@ export async function* exportCampaign(deps: Pick<Deps, "records" | "clock" | "di
     const first = counts[batch.section] === 0;
     text += (first ? "" : ",") + batch.rows.map((row) => JSON.stringify(row)).join(",");
     counts[batch.section]! += batch.rows.length;
+    if (request.includeImages && batch.section === "images") images.push(...batch.rows);
     yield piece(text);
   }
   yield piece(`${advanceTo(sections.length - 1)}]}`);
+  if (request.includeImages) {
+    // One image in memory at a time, read after the snapshot: one deleted since is left out (the import then drops its row).
+    let written = 0;
+    yield `,"images":[`;
+    for (const row of images) {
+      const key = String(row.object_key);
+      const bytes = await readBlob(deps.images.store, key);
+      if (!bytes) continue;
+      yield (written++ ? "," : "") + JSON.stringify({ object_key: key, content_type: row.content_type, sha256: sha256Hex(deps, bytes), data: Buffer.from(bytes).toString("base64") });
+    }
+    yield "]";
+  }
   yield `,"trailer":${JSON.stringify({ counts, records_sha256: digest.hex() })}}`;
 }
 
@@ -84,6 +114,7 @@ const REFERENCES: Record<string, string[]> = {
   journal_shares: ["entry_id"],
   links: ["from_id", "to_id"],
   search_index: ["doc_id"],
+  images: ["entity_id"],
 };
 
 /** Columns that name users: kept when the user exists here, otherwise handled as the column allows. */
@@ -95,7 +126,37 @@ const USER_COLUMNS: Record<string, { column: string; missing: "drop" | "null" | 
     { column: "last_edited_by_id", missing: "null" },
   ],
   journal_shares: [{ column: "user_id", missing: "drop" }],
+  images: [{ column: "created_by", missing: "null" }],
 };
+
+/** Columns that show an image (`image`, `tcg_image`, `cover_image`). */
+const IMAGE_COLUMN = /(^|_)image$/;
+const CONTENT_TYPES = new Set<string>(Object.values(IMAGE_FORMATS));
+
+interface InlineImage {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+/** The document's `images` (include_images): each checked against its own sha256, or the first bad one named. */
+function inlineImages(deps: Pick<Deps, "digests" | "images">, value: unknown, rows: PortableRow[]): Result<Map<string, InlineImage>> {
+  const found = new Map<string, InlineImage>();
+  if (value === undefined) return ok(found);
+  if (!Array.isArray(value)) return bad("images", "must be a list");
+  const keys = new Set(rows.map((row) => String(row.object_key)));
+  for (const [index, image] of value.entries()) {
+    const at = `images[${index}]`;
+    if (!isRecord(image)) return bad(at, "must be an object");
+    if (typeof image.object_key !== "string" || !keys.has(image.object_key)) return bad(`${at}.object_key`, "must name an image of records.images");
+    if (typeof image.content_type !== "string" || !CONTENT_TYPES.has(image.content_type)) return bad(`${at}.content_type`, `must be one of ${[...CONTENT_TYPES].join(", ")}`);
+    if (typeof image.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(image.data)) return bad(`${at}.data`, "must be the image's bytes in base64");
+    const bytes = new Uint8Array(Buffer.from(image.data, "base64"));
+    if (bytes.length > deps.images.settings.maxBytes) return bad(`${at}.data`, `is larger than the image limit (${deps.images.settings.maxBytes} bytes)`);
+    if (image.sha256 !== sha256Hex(deps, bytes)) return bad(`${at}.sha256`, "does not match the image's bytes: the file was changed or damaged after export");
+    found.set(image.object_key, { bytes, contentType: image.content_type });
+  }
+  return ok(found);
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -124,7 +185,7 @@ function remap(value: unknown, ids: Map<string, string>): unknown {
 }
 
 /** Creates a campaign owned by `ownerId` from an export document's text. */
-export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids" | "digests" | "log">, ownerId: string, text: string): Promise<Result<{ id: string }>> {
+export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids" | "digests" | "log" | "images">, ownerId: string, text: string): Promise<Result<{ id: string }>> {
   if (!(await deps.records.users.get(ownerId))) return fail("not_found", "User not found (owner_id)");
   let document: unknown;
   try {
@@ -186,6 +247,32 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
   const ids = new Map(oldIds.map((id, index) => [id, newIds[index]!]));
 
   // Users: the exported owner becomes the new owner; others are kept if they have an account here.
+  // Managed images: the new campaign gets its own copy of each (inline bytes, else the object this
+  // store still holds); an image whose bytes are nowhere is dropped and the records showing it cleared.
+  const imageRows = sections.find((s) => s.section === "images")?.rows ?? [];
+  const inline = inlineImages(deps, document.images, imageRows);
+  if (!inline.ok) return inline;
+  const store = deps.images.store;
+  const oldPrefix = `campaigns/${oldCampaignId}/`;
+  const newCampaignIdEarly = ids.get(oldCampaignId)!;
+  const blobs: { key: string; bytes: Uint8Array; contentType: string }[] = [];
+  const gone = new Set<string>();
+  for (const row of imageRows) {
+    const oldKey = String(row.object_key);
+    const url = String(row.url);
+    const bytes = inline.value.get(oldKey)?.bytes ?? (store.keyOfUrl(url) === oldKey ? await readBlob(store, oldKey) : null);
+    if (!bytes) {
+      gone.add(url);
+      continue;
+    }
+    const newKey = `campaigns/${newCampaignIdEarly}/${oldKey.startsWith(oldPrefix) ? oldKey.slice(oldPrefix.length) : `${row.entity_type}/${oldKey.split("/").pop()}`}`;
+    ids.set(oldKey, newKey);
+    ids.set(url, store.publicUrl(newKey));
+    blobs.push({ key: newKey, bytes, contentType: inline.value.get(oldKey)?.contentType ?? String(row.content_type) });
+  }
+  /** A URL into the old campaign's images that nothing copied: it would die with that campaign. */
+  const deadUrl = (value: unknown) => typeof value === "string" && (gone.has(value) || Boolean(store.keyOfUrl(value)?.startsWith(oldPrefix)));
+
   const exportedOwner = String(campaign.owner_id);
   const named = new Set<string>();
   for (const { section, rows } of sections) for (const { column } of USER_COLUMNS[section] ?? []) for (const row of rows) if (typeof row[column] === "string") named.add(row[column] as string);
@@ -207,7 +294,12 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
       }
       // The new owner's own membership is the exported owner's; any other of theirs would be a second one.
       if (copy && section === "members" && copy.user_id === ownerId && exportedOwner !== ownerId) copy = null;
-      if (copy) kept.push(remap(copy, ids) as PortableRow);
+      if (copy && section === "images" && gone.has(String(copy.url))) copy = null;
+      if (copy) {
+        const row = remap(copy, ids) as PortableRow;
+        for (const column of Object.keys(row)) if (IMAGE_COLUMN.test(column) && deadUrl(row[column])) row[column] = null;
+        kept.push(row);
+      }
     }
     if (section === "campaign") kept[0]!.owner_id = ownerId;
     ready.push({ section, rows: kept });
@@ -218,9 +310,12 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
     if (members) members.rows.push(row);
     else ready.splice(1, 0, { section: "members", rows: [row] });
   }
+  // Bytes first: a row never names a missing object. A failed write takes them back.
+  for (const blob of blobs) await store.put(blob.key, blob.bytes, blob.contentType);
   try {
     await deps.records.portable.write(ready);
   } catch (error) {
+    for (const blob of blobs) await store.delete(blob.key).catch(() => undefined);
     const code = (error as { code?: string }).code ?? "";
     // A file that passed every check but breaks a rule of the database (two speakers of one name…): refused whole.
     if (/^(23|22)/.test(code)) return fail("invalid", `The file breaks a rule of the records (${(error as Error).message}); nothing was imported`);

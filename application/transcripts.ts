@@ -3,11 +3,11 @@ import { normalizeAlias } from "../domain/aliases.ts";
 import { addUtterance, finishCastAnalysis, newCastAccumulator } from "../domain/cast.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
-import { estimateTokens } from "../domain/journals.ts";
 import type { Handout, Session, SessionArtifact } from "../domain/sessions.ts";
 import { gameMasterNames } from "../domain/speakers.ts";
 import { parserFor, sniffFormat, speakersOf, TranscriptError, type StoredUtterance, type TranscriptFormat, type TranscriptRecord, type Utterance } from "../domain/transcripts.ts";
 import type { Repositories } from "../ports/records.ts";
+import type { TokenCounter } from "../ports/tokens.ts";
 import { inCampaign, requireFirstParty, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { SESSION_NOT_FOUND } from "./sessions.ts";
@@ -43,7 +43,7 @@ interface StagedTranscript {
 }
 
 /** Reads and parses the whole source; touches no database, so a slow source holds nothing. */
-async function stageTranscript(source: TranscriptSource): Promise<StagedTranscript> {
+async function stageTranscript(source: TranscriptSource, tokenizer: TokenCounter): Promise<StagedTranscript> {
   const speakers = new Map<string, string>(); // key → label as first seen
   const cast = newCastAccumulator();
   let parser: ReturnType<typeof parserFor> | null = source.format ? parserFor(source.format) : null;
@@ -53,6 +53,11 @@ async function stageTranscript(source: TranscriptSource): Promise<StagedTranscri
   let position = 0;
   let chars = 0;
   let tokens = 0;
+  // Utterance texts waiting to be counted (the tokenizer is async: it loads on first use).
+  const uncounted: string[] = [];
+  const count = async () => {
+    for (const text of uncounted.splice(0)) tokens += await tokenizer.count(text);
+  };
   let chunk: TranscriptChunk = { text: "", start: 0, end: 0 };
   const take = (utterances: Utterance[]) => {
     for (const u of utterances) {
@@ -61,7 +66,7 @@ async function stageTranscript(source: TranscriptSource): Promise<StagedTranscri
       if (batches[batches.length - 1]!.length >= BATCH) batches.push([]);
       batches[batches.length - 1]!.push({ position: position++, speaker_label: u.speaker, text: u.text, start_s: u.start, end_s: u.end });
       chars += u.text.length;
-      tokens += estimateTokens(u.text);
+      uncounted.push(u.text);
       if (!chunk.text) chunk.start = u.start;
       chunk.text += `${chunk.text ? "\n" : ""}${u.speaker}: ${u.text}`;
       chunk.end = u.end;
@@ -77,9 +82,11 @@ async function stageTranscript(source: TranscriptSource): Promise<StagedTranscri
       parser = parserFor(format);
     }
     take(parser.push(piece));
+    await count();
   }
   parser ??= parserFor((format = sniffFormat(source.contentType, "")));
   take(parser.end());
+  await count();
   if (chunk.text) chunks.push(chunk);
   return { format: format!, batches: batches.filter((batch) => batch.length), chunks, speakers: [...speakers.values()], cast, count: position, chars, tokens };
 }
@@ -99,7 +106,7 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
   if (session.type === "rawNotes") return fail("bad_request", "Raw-notes sessions carry notes, not a transcript");
   let staged: StagedTranscript;
   try {
-    staged = await stageTranscript(source);
+    staged = await stageTranscript(source, deps.ask.tokens);
   } catch (error) {
     if (error instanceof TranscriptError) return fail("invalid", error.message, [{ type: "transcript_invalid", loc: ["body"], msg: error.message, input: null }]);
     throw error;

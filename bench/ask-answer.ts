@@ -15,6 +15,7 @@ import { openPostgres } from "../adapters/sql/database.ts";
 import { applyMigrations } from "../adapters/sql/migrate.ts";
 import { loadMigrations } from "../infra/container.ts";
 import { datasetDir, loadQuestions } from "./ask/baseline.ts";
+import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, BUN, env, intEnv, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
@@ -48,7 +49,9 @@ async function main() {
   const server = await launch(
     "service",
     [BUN, join(ROOT, "infra", "main.ts")],
-    { HOST: "127.0.0.1", DATA_DIR: tempDir("cms-bench-"), CMS_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "warn", CMS_ENV: "bench", DATABASE_URL: url, ASK_MONTHLY_TOKENS: "1000000000", ASK_HOURLY_TOKENS: "1000000000", GEMINI_API_KEY: "" },
+    { HOST: "127.0.0.1", DATA_DIR: tempDir("cms-bench-"), CMS_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "warn", CMS_ENV: "bench", DATABASE_URL: url, ASK_MONTHLY_TOKENS: "1000000000", ASK_HOURLY_TOKENS: "1000000000", GEMINI_API_KEY: "",
+      // The rate limiter (issue 12) stays on but out of reach: one key asks hundreds of questions a minute here.
+      RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_BURST: "1000000" },
     { backend: "postgres", answers: "offline (extractive)" },
   );
   const call = async (method: string, path: string, body?: unknown, key = ADMIN_KEY, contentType = "application/json") => {
@@ -106,19 +109,12 @@ async function main() {
   const measure = async (stream: boolean) => {
     const firstBytes: number[] = [];
     const totals: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async (_, worker) => {
-        for (let round = 0; round < ROUNDS; round++)
-          for (let i = 0; i < questions.length; i++) {
-            const q = questions[(i * 7 + worker * 11 + round * 13) % questions.length]!;
-            const timing = await ask(q.question, stream);
-            firstBytes.push(timing.firstByte);
-            totals.push(timing.total);
-          }
-      }),
-    );
-    return { per_second: round1(totals.length / ((performance.now() - started) / 1000)), first_byte_ms: summary(firstBytes), complete_ms: summary(totals) };
+    const seconds = await concurrentAskers(questions, CONCURRENCY, ROUNDS, async (q) => {
+      const timing = await ask(q.question, stream);
+      firstBytes.push(timing.firstByte);
+      totals.push(timing.total);
+    });
+    return { per_second: round1(totals.length / seconds), first_byte_ms: summary(firstBytes), complete_ms: summary(totals) };
   };
   const plain = await measure(false);
   const streamed = await measure(true);

@@ -21,6 +21,7 @@ import { buildDeps, loadMigrations } from "../infra/container.ts";
 import { buildApp, serviceInfo } from "../infra/service.ts";
 import type { Passage } from "../ports/retrieval.ts";
 import { buildIndex, datasetDir, evaluateBaseline, loadQuestions, loadWindows, type AskQuestion } from "./ask/baseline.ts";
+import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, env, intEnv, RESULTS_DIR, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
@@ -164,19 +165,11 @@ async function main() {
 
   // Latency: 8 askers at once, each asking every question ROUNDS times in its own order.
   const timings: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, worker) => {
-      for (let round = 0; round < ROUNDS; round++)
-        for (let i = 0; i < questions.length; i++) {
-          const q = questions[(i * 7 + worker * 11 + round * 13) % questions.length]!;
-          const t = performance.now();
-          await retrieve(q);
-          timings.push(performance.now() - t);
-        }
-    }),
-  );
-  const wall = (performance.now() - started) / 1000;
+  const wall = await concurrentAskers(questions, CONCURRENCY, ROUNDS, async (q) => {
+    const t = performance.now();
+    await retrieve(q);
+    timings.push(performance.now() - t);
+  });
   const sorted = [...timings].sort((a, b) => a - b);
   const aloneSorted = [...alone].sort((a, b) => a - b);
 

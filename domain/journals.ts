@@ -43,8 +43,9 @@ export const CAMPAIGN_TOKEN_LIMIT = 1_000_000;
 export const REQUEST_CHARACTER_LIMIT = 2_000_000;
 
 /**
- * The one token count of the service (limits, stats and Ask budgets): four characters a token,
- * rounded up, counting code points. Deterministic and the same on every runtime.
+ * A quick size estimate, four characters a token (code points, rounded up), for cutting journal
+ * entries into chunks (domain code has no tokenizer). Limits, stats and Ask budgets count with the
+ * real tokenizer (o200k_base, the TokenCounter port).
  */
 export const estimateTokens = (text: string | null | undefined): number => (text ? Math.ceil([...text].length / 4) : 0);
 

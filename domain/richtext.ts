@@ -33,7 +33,7 @@ export function lexicalToPlainText(state: unknown): string {
 }
 
 /**
- * Splits text into chunks of at most `maxTokens` (by the service's one token count), cutting at
+ * Splits text into chunks of at most `maxTokens` (by the four-characters estimate), cutting at
  * paragraph, then sentence, then word boundaries. Joining the chunks with "\n" loses no word.
  */
 export function chunkText(text: string, maxTokens = 250): string[] {

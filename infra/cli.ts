@@ -17,7 +17,7 @@ import { serviceInfo } from "./service.ts";
 interface Command {
   usage: string;
   operation: string;
-  options: Record<string, { type: "string"; multiple?: boolean }>;
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
   required: string[];
   positional?: string;
   inputs(values: Record<string, any>): { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: Record<string, unknown> };
@@ -127,12 +127,12 @@ const COMMANDS: Record<string, Command> = {
     file: (v) => v.file,
   },
   "campaigns export": {
-    usage: "campaigns export CAMPAIGN_ID > campaign.json",
+    usage: "campaigns export CAMPAIGN_ID [--include-images] > campaign.json",
     operation: "internalExportCampaign",
-    options: {},
+    options: { "include-images": { type: "boolean" } },
     required: ["campaign_id"],
     positional: "campaign_id",
-    inputs: (v) => ({ path: { campaign_id: v.campaign_id } }),
+    inputs: (v) => ({ path: { campaign_id: v.campaign_id }, query: v["include-images"] ? { include_images: true } : {} }),
     raw: true,
   },
   "campaigns import": {

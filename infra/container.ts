@@ -1,8 +1,8 @@
 // Composition root: the only module that knows every adapter.
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
-import { applyMigrations, type Migration } from "../adapters/sql/migrate.ts";
+import { applyMigrations } from "../adapters/sql/migrate.ts";
+import { needsDatabase, removeStaleUnpacks } from "../adapters/sql/pglite-image.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
@@ -22,14 +22,10 @@ import { tmpdir } from "node:os";
 import type { Logger } from "../ports/system.ts";
 import { parseConfig, type Config } from "./config.ts";
 import { acquireDataDir } from "./datalock.ts";
+import { createDatabaseFolder, preparedImage } from "./pglite-image.ts";
+import { loadMigrations } from "./schema.ts";
 
-export const MIGRATIONS_DIR = join(import.meta.dir, "migrations");
-
-export const loadMigrations = (dir = MIGRATIONS_DIR): Migration[] =>
-  readdirSync(dir)
-    .filter((name) => name.endsWith(".sql"))
-    .sort()
-    .map((name) => ({ version: name.replace(/\.sql$/, ""), sql: readFileSync(join(dir, name), "utf8") }));
+export { loadMigrations, MIGRATIONS_DIR } from "./schema.ts";
 
 export interface OpenedDatabase {
   db: SqlDatabase;
@@ -46,7 +42,15 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
   } else {
     release = acquireDataDir(config.dataDir, options.lockPort ?? null);
     try {
-      db = await openPglite(join(config.dataDir, "pglite"));
+      const folder = join(config.dataDir, "pglite");
+      removeStaleUnpacks(folder); // we hold the folder: nobody else is unpacking
+      if (needsDatabase(folder)) {
+        // A new database is the prepared image unpacked, not initdb in this process (issue 15).
+        const started = performance.now();
+        const { built } = await createDatabaseFolder(folder, { scratchDir: config.dataDir });
+        log.info("database created", { from: built ? "a newly built image" : "the prepared image", ms: Math.round(performance.now() - started) });
+      }
+      db = await openPglite(folder);
     } catch (error) {
       release();
       throw error;
@@ -67,6 +71,15 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
       release();
     },
   };
+}
+
+/**
+ * An in-memory PGlite with every migration applied, loaded from the prepared image (tests, benches):
+ * no initdb, no migrations to run.
+ */
+export async function openMigratedMemoryPglite(): Promise<SqlDatabase> {
+  const { image } = await preparedImage({ scratchDir: tmpdir() });
+  return openPglite(null, { image });
 }
 
 /** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */

@@ -12,6 +12,21 @@ export interface UploadGrant {
   expiresInSeconds: number;
 }
 
+/** An object as a file on this machine, for as long as it is worked on. */
+export interface LocalCopy {
+  path: string;
+  size: number;
+  /** Removes the copy if one was made for the caller (the local store's own file stays). */
+  release(): Promise<void>;
+}
+
+/** A temporary file for the service to write, then hand to `putFile`. */
+export interface ScratchFile {
+  path: string;
+  /** Removes the file if it is still there (after `putFile` it is not). */
+  discard(): Promise<void>;
+}
+
 export interface BlobStore {
   /** "local" or "s3": named in logs and benchmarks. */
   readonly kind: string;
@@ -25,8 +40,18 @@ export interface BlobStore {
   head(key: string): Promise<BlobInfo | null>;
   /** The bytes as a stream, or null when there is no such object. */
   read(key: string): Promise<ReadableStream<Uint8Array> | null>;
+  /**
+   * The object as a file on this machine, for work that reads files (sharp reads an upload from
+   * disk rather than from one 20 MB buffer): the local store's own file; other stores stream it to
+   * a temporary file. Null when there is no such object or it holds more than `maxBytes` bytes.
+   */
+  localCopy(key: string, maxBytes: number): Promise<LocalCopy | null>;
+  /** A new temporary file's path, where `putFile` takes it over cheaply (next to the objects for the local store). */
+  scratchFile(): ScratchFile;
   /** Writes (or replaces) an object the service made itself (a re-encoded or generated image). */
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** The same from a file, which the store takes over (moves or streams up, then removes). */
+  putFile(key: string, path: string, contentType: string): Promise<void>;
   /** Removes the object; nothing happens when it is already gone. */
   delete(key: string): Promise<void>;
   /** Every key under the prefix (for the orphan sweep and the tests). */

@@ -27,13 +27,23 @@ export interface CardRenderer {
   heroAward(award: HeroAward): Promise<Uint8Array>;
 }
 
-/** A checked image, re-encoded without its metadata. */
-export interface CleanedImage {
+/** What is known of a checked image, re-encoded without its metadata. */
+export interface CleanedImageInfo {
   format: "jpeg" | "png" | "webp" | "gif" | "avif";
   contentType: string;
   width: number;
   height: number;
+}
+
+/** A checked image, re-encoded without its metadata, in memory. */
+export interface CleanedImage extends CleanedImageInfo {
   bytes: Uint8Array;
+}
+
+/** A checked image, re-encoded without its metadata, written to a file (never held in memory whole). */
+export interface CleanedFile extends CleanedImageInfo {
+  path: string;
+  size: number;
 }
 
 export interface ImageLimits {
@@ -42,18 +52,26 @@ export interface ImageLimits {
   maxPixels: number;
 }
 
+export type Cleaned<T> = { ok: true; image: T } | { ok: false; problem: string };
+
 export interface ImageProcessor {
   /**
    * Checks that the bytes are a real image of an allowed format within the limits and re-encodes
    * it with every piece of metadata (EXIF, GPS, comments) left out; otherwise says what is wrong.
    */
-  clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }>;
+  clean(bytes: Uint8Array, limits: ImageLimits): Promise<Cleaned<CleanedImage>>;
+  /**
+   * The same, from the file `input` into the file `output` (an upload of 20 MB is then never a
+   * 20 MB buffer, nor is its re-encoding). `output` is written only when the answer is ok.
+   */
+  cleanFile(input: string, output: string, limits: ImageLimits): Promise<Cleaned<CleanedFile>>;
 }
 
 /** Decides whether an image may be kept ("none" allows everything). */
 export interface ImageModerator {
   readonly name: string;
-  review(image: CleanedImage): Promise<{ allowed: true } | { allowed: false; reason: string }>;
+  /** Given the bytes, or the file they were written to (a moderator that needs the bytes reads it). */
+  review(image: CleanedImage | CleanedFile): Promise<{ allowed: true } | { allowed: false; reason: string }>;
 }
 
 /** Draws an image from a prompt (a Gemini image model). */

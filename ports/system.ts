@@ -32,5 +32,5 @@ export interface TaskSignal {
 
 /** An incremental SHA-256 (the export's checksum over text streamed piece by piece). */
 export interface Digests {
-  sha256(): { update(text: string): void; hex(): string };
+  sha256(): { update(data: string | Uint8Array): void; hex(): string };
 }

@@ -1,7 +1,11 @@
 // The S3 blob store: any S3-compatible bucket through Bun's built-in client. Clients PUT straight to
 // the bucket with a presigned URL; the public URLs are the bucket's (or S3_PUBLIC_URL's, a CDN).
 import { S3Client } from "bun";
-import type { BlobInfo, BlobStore, UploadGrant } from "../../ports/blobs.ts";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BlobInfo, BlobStore, LocalCopy, ScratchFile, UploadGrant } from "../../ports/blobs.ts";
 import { isSafeKey } from "./local.ts";
 
 export interface S3BlobOptions {
@@ -63,8 +67,47 @@ export class S3BlobStore implements BlobStore {
     return this.client.file(this.checked(key)).stream();
   }
 
+  /** Streamed to a temporary file, piece by piece; given up on past `maxBytes` (the object can be replaced while its URL lives). */
+  async localCopy(key: string, maxBytes: number): Promise<LocalCopy | null> {
+    const info = await this.head(key);
+    if (!info || info.size > maxBytes) return null;
+    const scratch = this.scratchFile();
+    const file = openSync(scratch.path, "w");
+    let size = 0;
+    let kept = false;
+    const reader = this.client.file(this.checked(key)).stream().getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBytes) return null;
+        for (let at = 0; at < value.byteLength; ) at += writeSync(file, value, at);
+      }
+      kept = true;
+      return { path: scratch.path, size, release: scratch.discard };
+    } catch (error) {
+      if (missing(error)) return null;
+      throw error;
+    } finally {
+      await reader.cancel().catch(() => {});
+      closeSync(file);
+      if (!kept) await scratch.discard();
+    }
+  }
+
+  scratchFile(): ScratchFile {
+    const path = join(tmpdir(), `cms-s3-${crypto.randomUUID()}`);
+    return { path, discard: () => rm(path, { force: true }) };
+  }
+
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     await this.client.write(this.checked(key), bytes, { type: contentType });
+  }
+
+  async putFile(key: string, path: string, contentType: string): Promise<void> {
+    await this.client.write(this.checked(key), Bun.file(path), { type: contentType });
+    await rm(path, { force: true });
   }
 
   async delete(key: string): Promise<void> {

@@ -1,8 +1,9 @@
 // Uploaded images checked and cleaned with sharp: the header is read first (format and size, no
 // pixels decoded), so a decompression bomb is refused before any memory goes to it; then the image
 // is decoded under the same pixel limit and re-encoded, which leaves every piece of metadata out.
+import { rm, stat } from "node:fs/promises";
 import sharp, { type Metadata } from "sharp";
-import type { CleanedImage, ImageLimits, ImageModerator, ImageProcessor } from "../../ports/media.ts";
+import type { Cleaned, CleanedImage, CleanedImageInfo, ImageLimits, ImageModerator, ImageProcessor } from "../../ports/media.ts";
 import { IMAGE_FORMATS } from "../../domain/images.ts";
 
 // Decoded pixels are not worth keeping between requests; each decode holds its memory only while it runs.
@@ -37,18 +38,41 @@ const COLLECT_ABOVE_BYTES = 4 * 1024 * 1024;
 
 export const sharpImageProcessor: ImageProcessor = {
   clean: (bytes, limits) =>
-    exclusive(() => {
+    exclusive(async () => {
+      if (bytes.byteLength > limits.maxBytes) return tooManyBytes(bytes.byteLength, limits);
       // The collector otherwise lets the 20 MB buffers of earlier uploads pile up before it runs.
       if (bytes.byteLength > COLLECT_ABOVE_BYTES) Bun.gc(true);
-      return clean(bytes, limits);
+      const cleaned = await clean(bytes, limits, null);
+      if (!cleaned.ok) return cleaned;
+      const { data, ...image } = cleaned.image;
+      // A view of sharp's buffer, not a copy of it.
+      return { ok: true, image: { ...image, bytes: new Uint8Array(data!.buffer, data!.byteOffset, data!.byteLength) } };
+    }),
+  cleanFile: (input, output, limits) =>
+    exclusive(async () => {
+      // libvips reads the file itself: the upload never becomes a buffer in this process.
+      const size = (await stat(input)).size;
+      if (size > limits.maxBytes) return tooManyBytes(size, limits);
+      const cleaned = await clean(input, limits, output);
+      if (!cleaned.ok) {
+        await rm(output, { force: true });
+        return cleaned;
+      }
+      const { data: _none, ...image } = cleaned.image;
+      return { ok: true, image: { ...image, path: output } };
     }),
 };
 
-async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true; image: CleanedImage } | { ok: false; problem: string }> {
-  if (bytes.byteLength > limits.maxBytes) return { ok: false, problem: `The image is ${bytes.byteLength.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+const tooManyBytes = (size: number, limits: ImageLimits): { ok: false; problem: string } => ({
+  ok: false,
+  problem: `The image is ${size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted`,
+});
+
+/** Checks `input` (bytes or a file's path) and re-encodes it into a buffer, or into the file `output`. */
+async function clean(input: Uint8Array | string, limits: ImageLimits, output: string | null): Promise<Cleaned<CleanedImageInfo & { data: Buffer | null; size: number }>> {
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes, { animated: true, limitInputPixels: false }).metadata();
+    metadata = await sharp(input, { animated: true, limitInputPixels: false }).metadata();
   } catch {
     return { ok: false, problem: `The uploaded file is not an image, or it is damaged (${ALLOWED} expected)` };
   }
@@ -64,7 +88,7 @@ async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true
     // limitInputPixels again: the header could lie about what the data decodes to.
     // Sequential: libvips streams the decode into the encode instead of holding the whole bitmap.
     // Turned upright only when the EXIF says so: rotating needs the whole bitmap at once.
-    let pipeline = sharp(bytes, { animated, limitInputPixels: limits.maxPixels, failOn: "error", sequentialRead: true });
+    let pipeline = sharp(input, { animated, limitInputPixels: limits.maxPixels, failOn: "error", sequentialRead: true });
     if ((metadata.orientation ?? 1) > 1) pipeline = pipeline.rotate();
     pipeline =
       format === "jpeg"
@@ -77,8 +101,9 @@ async function clean(bytes: Uint8Array, limits: ImageLimits): Promise<{ ok: true
             : format === "gif"
               ? pipeline.gif()
               : pipeline.avif({ quality: 60, effort: 2 });
-    const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
-    return { ok: true, image: { format, contentType: IMAGE_FORMATS[format], width: info.width, height: info.pageHeight && info.pages ? info.pageHeight * info.pages : info.height, bytes: new Uint8Array(data) } };
+    const { data, info } = output ? { data: null, info: await pipeline.toFile(output) } : await pipeline.toBuffer({ resolveWithObject: true });
+    const outHeight = info.pageHeight && info.pages ? info.pageHeight * info.pages : info.height;
+    return { ok: true, image: { format, contentType: IMAGE_FORMATS[format], width: info.width, height: outHeight, data, size: info.size } };
   } catch (error) {
     const message = (error as Error).message ?? "";
     if (/pixel limit/i.test(message)) return { ok: false, problem: `The image decodes to more than ${limits.maxPixels.toLocaleString("en-US")} pixels` };

@@ -12,13 +12,20 @@ import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
 
+const IncludeImages = Type.Optional(
+  Type.Boolean({ description: "true: the managed images' bytes travel inline (base64, with content type and sha256) after the records, so an import elsewhere keeps them. Default false: only their rows and URLs (an import on this service copies the images it still holds)" }),
+);
+
 export const ExportQuery = Type.Object({
   scope: Type.Optional(
     Type.Union([Type.Literal("all"), Type.Literal("mine")], {
       description: "all: every record (needs owner or game-master access); mine: only what you may read. Absent: all for owners and game masters, mine for everyone else",
     }),
   ),
+  include_images: IncludeImages,
 });
+
+export const InternalExportQuery = Type.Object({ include_images: IncludeImages });
 
 export const ImportQuery = Type.Object({ owner_id: Id("The user who will own the new campaign") });
 
@@ -28,10 +35,10 @@ export const ImportResult = Type.Object({ id: Id("The new campaign's id") }, { t
 const IMPORT_LIMIT = 1024 * 1024 * 1024;
 
 const EXPORT_DOC =
-  "One JSON document, streamed from one consistent snapshot: {header: {format, version, exported_at, campaign_id, scope}, records: {campaign, settings, field_definitions, members, speakers, characters, factions, locations, items, sessions, transcripts, transcript_utterances, cast_analyses, handouts, beats, moments, recap_pipelines, hero_awards, quotes, spotlights, quests, journal_folders, journal_entries, journal_shares, links, search_index}, trailer: {counts, records_sha256}}. Import it with POST /internal/v1/campaigns/import or `bun run cms campaigns import FILE --owner USER_ID`.";
+  "One JSON document, streamed from one consistent snapshot: {header: {format, version, exported_at, campaign_id, scope}, records: {campaign, settings, field_definitions, members, speakers, characters, factions, locations, items, sessions, transcripts, transcript_utterances, cast_analyses, handouts, beats, moments, recap_pipelines, hero_awards, quotes, spotlights, quests, journal_folders, journal_entries, journal_shares, links, search_index, images}, images (with include_images=true): [{object_key, content_type, sha256, data (base64)}], trailer: {counts, records_sha256}}. Import it with POST /internal/v1/campaigns/import or `bun run cms campaigns import FILE --owner USER_ID`.";
 
-const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null, version: string) =>
-  new RawResponse("application/json; charset=utf-8", portability.exportCampaign(deps, { campaignId, viewerId, serviceVersion: version }), {
+const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null, version: string, includeImages: boolean) =>
+  new RawResponse("application/json; charset=utf-8", portability.exportCampaign(deps, { campaignId, viewerId, serviceVersion: version, includeImages }), {
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
@@ -130,7 +137,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     run: async ({ deps, caller, access, info }, { query }) => {
       const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
-      return ok(exportResponse(deps, access.campaign.id, mine ? caller.userId : null, info.version));
+      return ok(exportResponse(deps, access.campaign.id, mine ? caller.userId : null, info.version, query.include_images === true));
     },
   }),
   defineOperation({
@@ -158,16 +165,16 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     access: { auth: "first_party" },
     internal: true,
     http: { method: "GET", path: "/internal/v1/campaigns/{campaign_id}/export", status: 200 },
-    input: { path: CampaignIdPath },
-    run: async ({ deps, info }, { path }) => {
+    input: { path: CampaignIdPath, query: InternalExportQuery },
+    run: async ({ deps, info }, { path, query }) => {
       const found = await deps.records.campaigns.get(path.campaign_id);
-      return found ? ok(exportResponse(deps, found.id, null, info.version)) : fail("not_found", "Campaign not found");
+      return found ? ok(exportResponse(deps, found.id, null, info.version, query.include_images === true)) : fail("not_found", "Campaign not found");
     },
   }),
   defineOperation({
     id: "internalImportCampaign",
     summary: "Import a campaign",
-    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner).`,
+    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner). Managed images become the new campaign's own: stored from the document's inline images (include_images=true), else copied from this service's store while the source still holds them; an image found nowhere is dropped and cleared from its records, so the new campaign never shows a URL of the old one.`,
     tag: "First party",
     access: { auth: "first_party" },
     internal: true,

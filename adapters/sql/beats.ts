@@ -3,12 +3,11 @@ import type { Beat, BeatType } from "../../domain/beats.ts";
 import type { BeatRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, paged } from "./rows.ts";
-import { ancestry, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { ancestry, campaignRecord, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const BEATS = table<Beat>("beats", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   label: text,
   type: oneOf<BeatType>(),
   description: textOrNull,
@@ -16,8 +15,7 @@ const BEATS = table<Beat>("beats", {
   parent_id: textOrNull,
   metadata: jsonb<Beat["metadata"]>(null),
   game_session_ids: textList,
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: "beats" });
 const COLUMNS = BEATS.columns();
 const toBeat = BEATS.toRecord;

@@ -4,14 +4,13 @@ import type { CharacterRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
-import { boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { boolean, campaignRecord, crud, oneOf, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const CHARACTERS = table<Character>(
   "characters",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     character_name: text,
     character_aliases: textList,
     player_name: textOrNull,
@@ -24,8 +23,7 @@ const CHARACTERS = table<Character>(
     tcg_image: textOrNull,
     approved: boolean,
     merge: boolean,
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   { addressedAs: "characters", written: { search_text: { value: characterSearchText } } },
 );

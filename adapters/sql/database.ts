@@ -95,10 +95,19 @@ export async function retryingConflicts<T>(run: () => Promise<T>, attempts = MAX
   }
 }
 
+export interface PgliteOptions {
+  /** A prepared image (adapters/sql/pglite-image.ts) to start an in-memory database from, instead of initdb. */
+  image?: Uint8Array<ArrayBuffer>;
+}
+
 /** `dataDir` null keeps the database in memory (tests). */
-export async function openPglite(dataDir: string | null): Promise<SqlDatabase> {
+export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<SqlDatabase> {
   // A small cache: the embedded database is for one machine, and WebAssembly memory never shrinks.
-  const db = await PGlite.create(dataDir ?? undefined, { extensions: { btree_gin, pg_trgm }, postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"] });
+  const db = await PGlite.create(dataDir ?? undefined, {
+    extensions: { btree_gin, pg_trgm },
+    postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"],
+    ...(options.image ? { loadDataDir: new Blob([options.image], { type: "application/gzip" }) } : {}),
+  });
   type PgliteRunner = Pick<PGlite, "query" | "exec">;
   // PGlite hands every message through fresh ArrayBuffers; the collector lets them pile up
   // (hundreds of MB after a bulk import), so a transaction that moved a lot asks for a collection.

@@ -4,14 +4,13 @@ import type { EntityRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
-import { ancestry, boolean, crud, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { ancestry, boolean, campaignRecord, crud, oneOf, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const ENTITIES = table<Entity>(
   "entities",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     kind: oneOf<EntityKind>(),
     name: text,
     aliases: textList,
@@ -21,8 +20,7 @@ const ENTITIES = table<Entity>(
     tcg_image: textOrNull,
     parent_id: textOrNull,
     merge: boolean,
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   {
     addressedAs: { factions: "kind = 'faction'", locations: "kind = 'location'", items: "kind = 'item'" },

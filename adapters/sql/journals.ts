@@ -3,12 +3,11 @@ import type { JournalEntry, JournalFolder, JournalStatus, PermissionLevel } from
 import type { FolderRepository, JournalRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, isUniqueViolation, json, paged, str, Where } from "./rows.ts";
-import { ancestry, boolean, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { ancestry, boolean, campaignRecord, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamps, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const ENTRIES = table<JournalEntry>("journal_entries", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   title: text,
   summary: textOrNull,
   content: text,
@@ -25,8 +24,7 @@ const ENTRIES = table<JournalEntry>("journal_entries", {
   folder_id: textOrNull,
   author_id: text,
   last_edited_by_id: textOrNull,
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: "journals" });
 
 /** The journal permission rule as a filter: public, authored by the viewer, or shared with them. */
@@ -89,16 +87,14 @@ export function journals(db: SqlExecutor): JournalRepository {
 }
 
 const FOLDERS = table<JournalFolder>("journal_folders", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   parent_id: textOrNull,
   name: text,
   path: text,
   description: textOrNull,
   position: integer,
   metadata: jsonb<JournalFolder["metadata"]>(null),
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: "journal_folders" });
 const FOLDER_COLUMNS = FOLDERS.columns();
 

@@ -5,12 +5,11 @@ import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository,
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
 import { counted, iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
-import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const LINKS = table<Link>("links", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   from_id: text,
   from_type: oneOf<LinkFromType>(),
   to_id: text,

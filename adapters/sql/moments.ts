@@ -3,12 +3,11 @@ import type { Moment } from "../../domain/moments.ts";
 import type { MomentRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, json, likePattern, paged, Where } from "./rows.ts";
-import { crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { campaignRecord, crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const MOMENTS = table<Moment>("moments", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   session_id: textOrNull,
   label: textOrNull,
   content: textOrNull,
@@ -17,8 +16,7 @@ const MOMENTS = table<Moment>("moments", {
   categories: textList,
   kind: text,
   metadata: jsonb<Moment["metadata"]>(null),
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: "moments" });
 
 export function moments(db: SqlExecutor): MomentRepository {

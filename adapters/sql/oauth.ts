@@ -4,50 +4,51 @@ import type { ActiveAccessToken, OAuthClient, OAuthCode, OAuthGrant, OAuthReposi
 import { CAMPAIGN_COLUMNS, toCampaign } from "./campaigns.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import type { SqlRepositories } from "./records.ts";
-import { iso, isoOrNull, json, jsonArray, lockClause, str, strOrNull } from "./rows.ts";
+import { json, jsonArray, lockClause, str } from "./rows.ts";
+import { jsonb, oneOf, oneOfList, recordOf, text, textList, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 
-const toClient = (row: Row): OAuthClient => ({
-  id: str(row.id),
-  client_name: str(row.client_name),
-  redirect_uris: jsonArray(row.redirect_uris),
-  scope: strOrNull(row.scope),
-  metadata: (row.metadata ?? {}) as Record<string, unknown>,
-  created_at: iso(row.created_at),
+const toClient = recordOf<OAuthClient>({
+  id: text,
+  client_name: text,
+  redirect_uris: textList,
+  scope: textOrNull,
+  metadata: jsonb<Record<string, unknown>>({}),
+  created_at: timestamptz,
 });
 
-const toGrant = (row: Row): OAuthGrant => ({
-  id: str(row.id),
-  user_id: str(row.user_id),
-  client_id: str(row.client_id),
-  client_name: str(row.client_name),
-  scopes: jsonArray(row.scopes) as OAuthScope[],
-  resource: str(row.resource),
-  created_at: iso(row.created_at),
-  last_used_at: isoOrNull(row.last_used_at),
-  revoked_at: isoOrNull(row.revoked_at),
+const toGrant = recordOf<OAuthGrant>({
+  id: text,
+  user_id: text,
+  client_id: text,
+  client_name: text,
+  scopes: oneOfList<OAuthScope>(),
+  resource: text,
+  created_at: timestamptz,
+  last_used_at: timestamptzOrNull,
+  revoked_at: timestamptzOrNull,
 });
 
-const toCode = (row: Row): OAuthCode => ({
-  code_hash: str(row.code_hash),
-  client_id: str(row.client_id),
-  user_id: str(row.user_id),
-  redirect_uri: str(row.redirect_uri),
-  code_challenge: str(row.code_challenge),
-  scopes: jsonArray(row.scopes) as OAuthScope[],
-  resource: str(row.resource),
-  expires_at: iso(row.expires_at),
-  used_at: isoOrNull(row.used_at),
-  grant_id: strOrNull(row.grant_id),
+/** What a client asked a user for: a code carries it until it is exchanged for a grant. */
+const requested = { client_id: text, user_id: text, scopes: oneOfList<OAuthScope>(), resource: text };
+
+const toCode = recordOf<OAuthCode>({
+  code_hash: text,
+  ...requested,
+  redirect_uri: text,
+  code_challenge: text,
+  expires_at: timestamptz,
+  used_at: timestamptzOrNull,
+  grant_id: textOrNull,
 });
 
-const toToken = (row: Row): OAuthToken => ({
-  token_hash: str(row.token_hash),
-  grant_id: str(row.grant_id),
-  kind: str(row.kind) as OAuthToken["kind"],
-  created_at: iso(row.created_at),
-  expires_at: iso(row.expires_at),
-  used_at: isoOrNull(row.used_at),
-  revoked_at: isoOrNull(row.revoked_at),
+const toToken = recordOf<OAuthToken>({
+  token_hash: text,
+  grant_id: text,
+  kind: oneOf<OAuthToken["kind"]>(),
+  created_at: timestamptz,
+  expires_at: timestamptz,
+  used_at: timestamptzOrNull,
+  revoked_at: timestamptzOrNull,
 });
 
 const toActive = (row: Row): ActiveAccessToken => ({ grantId: str(row.grant_id), userId: str(row.grant_user_id), scopes: jsonArray(row.grant_scopes) as OAuthScope[] });

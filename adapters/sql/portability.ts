@@ -67,6 +67,8 @@ const SECTIONS: Section[] = [
     from: by("search_documents", `and not (t.doc_type = 'journals' and ${hiddenEntry("t.doc_id")})`, "t.doc_type, t.doc_id"),
     omit: ["search_vector"],
   },
+  // Managed images' rows (the bytes travel beside the records with include_images, or are copied on import).
+  { name: "images", table: "images", from: by("images", "and t.status = 'ready'", "t.created_at, t.object_key") },
 ];
 
 const SECTION_BY_NAME = new Map(SECTIONS.map((section) => [section.name, section]));

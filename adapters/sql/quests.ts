@@ -3,7 +3,7 @@ import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, likePattern, paged, Where } from "./rows.ts";
-import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 /** Name, giver and the narrative fields: what quest search matches. */
@@ -15,8 +15,7 @@ const questSearchText = (q: Quest) =>
 const QUESTS = table<Quest>(
   "quests",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     order_index: integer,
     quest_name: text,
     quest_giver: textOrNull,
@@ -30,8 +29,7 @@ const QUESTS = table<Quest>(
     objectives: jsonb<Quest["objectives"]>([]),
     progress_log_entries: jsonb<Quest["progress_log_entries"]>([]),
     related_entity_refs: jsonb<Quest["related_entity_refs"]>([]),
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   { addressedAs: "quests", written: { search_text: { value: questSearchText } } },
 );

@@ -3,15 +3,14 @@ import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { iso, likePattern, paged, str, Where } from "./rows.ts";
-import { crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 /** A hero award with its card image, written with it and read apart (`awardCard`). */
 const AWARDS = table<HeroAward, Uint8Array | null>(
   "hero_awards",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     session_id: text,
     title: text,
     description: text,
@@ -23,8 +22,7 @@ const AWARDS = table<HeroAward, Uint8Array | null>(
     variant: text,
     custom_theme: jsonb<HeroAward["custom_theme"]>(null),
     order_index: integer,
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   {
     addressedAs: "hero_awards",
@@ -33,8 +31,7 @@ const AWARDS = table<HeroAward, Uint8Array | null>(
 );
 
 const ENTRIES = table<RecapEntry>("recap_entries", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   session_id: text,
   entry_type: oneOf<RecapEntry["entry_type"]>(),
   pipeline_id: textOrNull,
@@ -50,8 +47,7 @@ const ENTRIES = table<RecapEntry>("recap_entries", {
   custom_theme: jsonb<RecapEntry["custom_theme"]>(null),
   order_index: integer,
   source_moment_id: textOrNull,
-  created_at: timestamptz,
-  updated_at: timestamptzOrNull,
+  ...timestamps,
 }, { addressedAs: { quotes: "entry_type = 'quote'", spotlights: "entry_type = 'spotlight'" } });
 
 const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where = new Where()) => {

@@ -4,14 +4,13 @@ import type { ArtifactRepository, SessionRepository, TranscriptRepository } from
 import type { Row, SqlExecutor } from "./database.ts";
 import { offsetOf } from "../../domain/pagination.ts";
 import { counted, iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
-import { boolean, crud, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { boolean, campaignRecord, crud, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const SESSIONS = table<Session>(
   "sessions",
   {
-    id: text,
-    campaign_id: text,
+    ...campaignRecord,
     type: oneOf<SessionType>(),
     title: text,
     summary: textOrNull,
@@ -21,8 +20,7 @@ const SESSIONS = table<Session>(
     public: boolean,
     pbp_start_msg_url: textOrNull,
     pbp_end_msg_url: textOrNull,
-    created_at: timestamptz,
-    updated_at: timestamptzOrNull,
+    ...timestamps,
   },
   // A session's campaign, type and play-by-post links are set when it is made.
   { addressedAs: "sessions", replaced: ["title", "summary", "notes", "session_date", "image", "public", "updated_at"] },

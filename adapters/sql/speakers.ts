@@ -2,12 +2,11 @@
 import type { Speaker } from "../../domain/speakers.ts";
 import type { SpeakerRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { crud, table, text, textList, textOrNull, timestamptz } from "./table.ts";
+import { campaignRecord, crud, table, text, textList, textOrNull, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const SPEAKERS = table<Speaker>("speakers", {
-  id: text,
-  campaign_id: text,
+  ...campaignRecord,
   name: text,
   handle: textOrNull,
   user_id: textOrNull,

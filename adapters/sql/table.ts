@@ -25,8 +25,14 @@ export const timestamptz = codec(iso, (value) => value, "::timestamptz");
 export const timestamptzOrNull = codec(isoOrNull, (value) => value, "::timestamptz");
 /** A jsonb array of strings (aliases, categories, session ids). */
 export const textList = codec(jsonArray, json, "::text::jsonb");
+/** A jsonb array of a union of strings (OAuth scopes): the writer only ever stores members. */
+export const oneOfList = <S extends string>() => codec((value) => jsonArray(value) as S[], json, "::text::jsonb");
 /** A jsonb value; a database null reads as (a copy of) `fallback`. */
 export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
+
+/** The columns every campaign record starts with, and those it ends with (in this order: records are answered as read). */
+export const campaignRecord = { id: text, campaign_id: text };
+export const timestamps = { created_at: timestamptz, updated_at: timestamptzOrNull };
 
 /** A column written from the record (or a write's extra value) but not read back: search text, a card image. */
 export interface WrittenColumn<T, W> {
@@ -44,6 +50,15 @@ export interface TableOptions<T, W> {
   written?: Record<string, WrittenColumn<T, W>>;
   /** The columns `replace` writes; by default every column but `id`. */
   replaced?: readonly (keyof T & string)[];
+}
+
+/** A record's columns, each with its codec. */
+export type Codecs<T> = { [K in keyof T]-?: Codec<T[K]> };
+
+/** The row mapper alone: for rows read through joins, or from tables keyed by something else than an id. */
+export function recordOf<T>(codecs: Codecs<T>): (row: Row) => T {
+  const read = Object.keys(codecs) as (keyof T & string)[];
+  return (row) => Object.fromEntries(read.map((column) => [column, codecs[column].decode(row[column])])) as unknown as T;
 }
 
 export interface Table<T, W = void> {
@@ -79,7 +94,7 @@ function registerAddressed(name: string, addressedAs: NonNullable<TableOptions<u
 
 export function table<T extends { id: string }, W = void>(
   name: string,
-  codecs: { [K in keyof T]-?: Codec<T[K]> },
+  codecs: Codecs<T>,
   options: TableOptions<T, W> = {},
 ): Table<T, W> {
   const read = Object.keys(codecs) as (keyof T & string)[];
@@ -101,7 +116,7 @@ export function table<T extends { id: string }, W = void>(
   return {
     name,
     columns: (alias) => read.map((column) => (alias ? `${alias}.${column}` : column)).join(", "),
-    toRecord: (row) => Object.fromEntries(read.map((column) => [column, codecs[column].decode(row[column])])) as unknown as T,
+    toRecord: recordOf(codecs),
     insertSql: `insert into ${name} (${insertColumns.join(", ")}) values (${insertColumns.map((column, i) => placeholder(column, i + 1)).join(", ")})`,
     insertParams: (record, extra) => insertColumns.map((column) => valueOf(record, extra, column)),
     replaceSql: `update ${name} set ${replaced

@@ -45,6 +45,33 @@ for (const kind of BLOB_STORES) {
       expect(await store.list("campaigns/c1/u2/")).toEqual([]);
     });
 
+    test("localCopy gives the object as a file (null when missing or over maxBytes); putFile takes a scratch file over", async () => {
+      const key = "campaigns/c1/u6/photo.jpg";
+      await store.put(key, bytes("twelve bytes"), "image/jpeg");
+      expect(await store.localCopy("campaigns/c1/u6/none.jpg", 100)).toBeNull();
+      expect(await store.localCopy(key, 11)).toBeNull();
+      const copy = (await store.localCopy(key, 12))!;
+      expect(copy.size).toBe(12);
+      expect(await Bun.file(copy.path).text()).toBe("twelve bytes");
+
+      const scratch = store.scratchFile();
+      expect(await Bun.file(scratch.path).exists()).toBe(false);
+      await Bun.write(scratch.path, "re-encoded");
+      await store.putFile(key, scratch.path, "image/jpeg");
+      await copy.release();
+      expect(await Bun.file(scratch.path).exists()).toBe(false);
+      await scratch.discard();
+      expect(await store.head(key)).toEqual({ size: 10, contentType: "image/jpeg" });
+      expect(await readAll(await store.read(key))).toBe("re-encoded");
+      expect(await store.list("campaigns/c1/u6/")).toEqual([key]);
+
+      const unused = store.scratchFile();
+      await Bun.write(unused.path, "refused");
+      await unused.discard();
+      expect(await Bun.file(unused.path).exists()).toBe(false);
+      await store.delete(key);
+    });
+
     test("an expired upload URL stores nothing", async () => {
       const key = "campaigns/c1/u5/late.png";
       const grant = await store.presignUpload(key, { contentType: "image/png", expiresInSeconds: 1, maxBytes: 1000 });

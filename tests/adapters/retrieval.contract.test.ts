@@ -90,6 +90,11 @@ await forEachBackend("Ask retrieval", (backend) => {
     expect((await ask("giants"))[0]?.sourceId).toBe(id);
     expect((await call("DELETE", `/v1/locations/${id}`, users.gm.key)).status).toBe(204);
     expect((await ask("giants Westruun")).map((p) => p.sourceId)).not.toContain(id);
+    // The terms of the replaced and the deleted passages went with them (a delete trigger, not a cascade: migration 0017).
+    const orphans = await service.db.query(`select count(*)::int as n from ask_terms t where not exists (select 1 from ask_passages p where p.id = t.passage_id)`);
+    expect(orphans).toEqual([{ n: 0 }]);
+    const [terms] = await service.db.query(`select count(*)::int as n from ask_terms where term = 'giant' and campaign_id = $1`, [campaignId]);
+    expect(terms).toEqual({ n: 0 });
   });
 
   test("transcript windows keep session, utterance range, seconds and speakers; a character's lines are found through its speaker", async () => {

@@ -237,13 +237,15 @@ await forEachBackend("quests and journals over HTTP", (backend) => {
     test("token limits at the documented sizes, with nothing saved when hit", async () => {
       const own = (await owner.api.post("/v1/campaigns", { title: "Token limits" })).body;
       const post = (content: string, title = "Big") => owner.api.post("/v1/journals", { world_id: own.id, title, content });
-      expect((await post("a".repeat(200_000), "Exactly at the entry limit")).status).toBe(201);
-      const over = await post("a".repeat(200_001));
+      // Counted by o200k_base: "a" then " a" n times is n + 1 tokens (each " a" is one), 2n + 1 characters.
+      const words = (tokens: number, letter = "a") => letter + ` ${letter}`.repeat(tokens - 1);
+      expect((await post(words(50_000), "Exactly at the entry limit")).status).toBe(201);
+      const over = await post(words(50_001));
       expect(over.status).toBe(400);
-      expect(over.body.detail).toContain("50,000 tokens");
-      for (let i = 0; i < 4; i++) expect((await post("b".repeat(200_000), `Fill ${i}`)).status).toBe(201);
+      expect(over.body.detail).toBe("Journal entry exceeds the limit of 50,000 tokens (50,001 tokens)");
+      for (let i = 0; i < 4; i++) expect((await post(words(50_000, "b"), `Fill ${i}`)).status).toBe(201);
       // 5 × 50,000 = 250,000 tokens so far; fill up to exactly 1,000,000.
-      for (let i = 0; i < 15; i++) expect((await post("c".repeat(200_000), `More ${i}`)).status).toBe(201);
+      for (let i = 0; i < 15; i++) expect((await post(words(50_000, "c"), `More ${i}`)).status).toBe(201);
       const full = await post("d");
       expect(full.status).toBe(400);
       expect(full.body.detail).toContain("1,000,000 tokens");
@@ -256,7 +258,7 @@ await forEachBackend("quests and journals over HTTP", (backend) => {
       expect((await owner.api.get(`/v1/journals?campaign_id=${own.id}&size=100`)).body.total).toBe(20);
       // An edit that would cross the limit is refused and leaves the entry as it was.
       const first = listed.data.find((e: any) => e.title === "Exactly at the entry limit");
-      expectRefused(await owner.api.put("/v1/journals", { id: first.id, content: "f".repeat(200_004) }), 400, "Journal entry exceeds the limit of 50,000 tokens (50,001 tokens)");
+      expectRefused(await owner.api.put("/v1/journals", { id: first.id, content: words(50_001, "f") }), 400, "Journal entry exceeds the limit of 50,000 tokens (50,001 tokens)");
       expect((await owner.api.get(`/v1/journals/${first.id}`)).body.token_count).toBe(50_000);
     });
 

@@ -117,6 +117,8 @@ await forEachBackend("sessions and the story over HTTP", (backend) => {
       const transcript = (await gm.api.get(`/v1/sessions/${session.id}/transcript`)).body;
       expect(transcript.utterances.map((u: any) => [u.speaker_label, u.start, u.end])).toEqual([["Sam", 1, 3], ["Matt", 4, 5]]);
       expect(transcript.metadata.source_type).toBe("vtt");
+      // o200k_base: "Is it a mimic?" is 5 tokens ("Is", " it", " a", " mimic", "?"), "Yes." 2 (four characters a token said 4 + 1).
+      expect(transcript.stats).toEqual({ char_count: 18, tokens: 7, utterance_count: 2 });
       const srt = await importBody(session.id, "1\n00:00:01,000 --> 00:00:02,000\nTaliesin: Percy aims.\n", "application/octet-stream", "srt");
       expect(srt.body.utterance_count).toBe(1);
       const bad = await importBody(session.id, "00:00:01.000 --> 00:00:02.000\nno header\n", "text/vtt");

@@ -1,8 +1,8 @@
 // The record backends a suite runs against. A backend that cannot run is announced, never silently dropped.
 import { afterAll, beforeAll, describe } from "bun:test";
-import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
+import { openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
-import { loadMigrations } from "../../infra/container.ts";
+import { loadMigrations, openMigratedMemoryPglite } from "../../infra/container.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
 import { client, newUser, type Client } from "./client.ts";
 import { startServer, type TestServer } from "./server.ts";
@@ -32,8 +32,8 @@ export async function recordBackends(): Promise<Backend[]> {
       name: "pglite",
       skipReason: null,
       async open() {
-        const db = await openPglite(null);
-        await applyMigrations(db, loadMigrations());
+        // From the prepared image: no initdb, no migrations to run (the same schema: tests/infra/pglite-image.test.ts).
+        const db = await openMigratedMemoryPglite();
         return { db, close: () => db.close() };
       },
       startServer: (env = {}) => startServer(env),

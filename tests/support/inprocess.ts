@@ -1,18 +1,16 @@
 // The whole service in this process on an in-memory PGlite: for tests that need many cheap requests.
-import { openPglite, type SqlDatabase } from "../../adapters/sql/database.ts";
-import { applyMigrations } from "../../adapters/sql/migrate.ts";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { jsonLogger } from "../../adapters/system/system.ts";
 import { ensureAdminKey } from "../../application/identity.ts";
 import { parseConfig } from "../../infra/config.ts";
 import type { Deps } from "../../application/deps.ts";
-import { buildDeps, loadMigrations, type DepsConfig } from "../../infra/container.ts";
+import { buildDeps, openMigratedMemoryPglite, type DepsConfig } from "../../infra/container.ts";
 import { buildApp, serviceInfo } from "../../infra/service.ts";
 import { randomAdminKey } from "./server.ts";
 
 /** On an in-memory PGlite, or on `database` (already migrated; the caller closes it). */
 export async function inProcessService(database?: SqlDatabase, options: { config?: DepsConfig; deps?: (built: Deps) => Partial<Deps> } = {}) {
-  const db = database ?? (await openPglite(null));
-  if (!database) await applyMigrations(db, loadMigrations());
+  const db = database ?? (await openMigratedMemoryPglite());
   const logged: string[] = [];
   const built = buildDeps(db, jsonLogger("debug", (line) => logged.push(line)), undefined, options.config);
   // A test may replace parts (a retriever with a chosen vector search) before the app is built.

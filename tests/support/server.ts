@@ -52,7 +52,8 @@ export async function startServer(env: Record<string, string> = {}, options: { k
   void drain(child.stdout as ReadableStream<Uint8Array>);
   void drain(child.stderr as ReadableStream<Uint8Array>);
   const url = `http://127.0.0.1:${port}`;
-  // A fresh embedded database runs initdb and every migration; on a loaded two-core machine that has taken over 30 s.
+  // A fresh embedded database is the prepared image unpacked (infra/pglite-image.ts); only the first start after the
+  // migrations change builds that image (initdb, every migration), which on a loaded two-core machine has taken over 30 s.
   const deadline = Date.now() + 90_000;
   while (true) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
