@@ -3,7 +3,8 @@
 // uploads of 20 MB run at once (local store). The server runs on PostgreSQL.
 //
 //   bun bench/images.ts      (PostgreSQL at 127.0.0.1:5432 or BENCH_POSTGRES_URL; BENCH_IMAGE_RUNS=20;
-//                             BENCH_STORES=local,s3; BENCH_TIME_LIMIT=1800 s)
+//                             BENCH_STORES=local,s3; BENCH_TIME_LIMIT=1800 s; MALLOC_ARENA_MAX, as
+//                             `npm start` sets it, reaches the server when given)
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,6 +118,8 @@ await runBench(async () => {
     clearInterval(sampler);
     memory = {
       store: "local",
+      // npm start sets 2; the bench starts `bun infra/main.ts` itself, so this is whatever the bench was given.
+      malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? "unset",
       concurrent: 8,
       bytes_each: twenty.length,
       rss_before_mb: before,
