@@ -56,6 +56,8 @@ export async function startService(config: Config): Promise<RunningService> {
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
     const dispatcher = startWebhookDispatcher(deps);
+    // Woken at the commit of a change a webhook waits for (migration 0014), not only by its poll.
+    const unlisten = await database.db.listen("cms_webhooks", dispatcher.wake);
     const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
     rateLimiter.start();
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins, rateLimiter });
@@ -71,6 +73,7 @@ export async function startService(config: Config): Promise<RunningService> {
         await app.stop();
         await rateLimiter.stop();
         await worker.stop();
+        await unlisten();
         await dispatcher.stop();
         await database.close();
       },
