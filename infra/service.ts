@@ -11,7 +11,7 @@ import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase, type OpenedDatabase } from "./container.ts";
 import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -47,9 +47,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config): Promise<RunningService> {
+/** `opened`: the database, when the caller opened it already (main.ts, while this module loaded). */
+export async function startService(config: Config, opened?: OpenedDatabase): Promise<RunningService> {
   const log = loggerFor(config);
-  const database = await openDatabase(config, log, { lockPort: config.port });
+  const database = opened ?? (await openDatabase(config, log, { lockPort: config.port }));
   const deps = buildDeps(database.db, log, imageServices(config), config);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
