@@ -113,6 +113,8 @@ export async function deliverDueWebhooks(deps: WebhookDeps): Promise<boolean> {
   const pending = await deps.records.changes.list(endpoint.campaign_id, endpoint.cursor, last_seq, 50, endpoint.created_by ?? "");
   let cursor = endpoint.cursor;
   const end = pending.length < 50 ? last_seq : pending[pending.length - 1]!.seq;
+  // The batch's attempts are logged in one write with its outcome (a crash before then re-sends them anyway).
+  const log: Parameters<typeof deps.records.webhooks.logDeliveries>[0] = [];
   for (const change of pending) {
     if (!wanted(endpoint.events, change)) {
       cursor = change.seq;
@@ -121,7 +123,7 @@ export async function deliverDueWebhooks(deps: WebhookDeps): Promise<boolean> {
     const id = messageIdOf(endpoint.campaign_id, change.seq);
     const attempt = await deps.webhooks.sender.send({ url: endpoint.url, secret: endpoint.secret, id, timestamp: Math.floor(deps.clock.now().getTime() / 1000), body: payloadOf(endpoint.campaign_id, change) });
     const ok = attempt.error === null;
-    await deps.records.webhooks.logDelivery({
+    log.push({
       id: deps.ids.next(),
       endpoint_id: endpoint.id,
       message_id: id,
@@ -138,6 +140,7 @@ export async function deliverDueWebhooks(deps: WebhookDeps): Promise<boolean> {
       const at = deps.clock.now();
       const delay = Math.min(deps.webhooks.retryBaseMs * 2 ** (failures - 1), MAX_RETRY_MS);
       const disabled = failures >= deps.webhooks.maxFailures ? `Disabled after ${failures} failed deliveries in a row; the last: ${attempt.error}` : null;
+      await deps.records.webhooks.logDeliveries(log);
       if (cursor > endpoint.cursor) await deps.records.webhooks.advance(endpoint.id, cursor, at.toISOString());
       await deps.records.webhooks.fail(endpoint.id, failures, new Date(at.getTime() + delay).toISOString(), disabled, at.toISOString());
       if (disabled) deps.log.warn("webhook disabled", { webhook_id: endpoint.id, campaign_id: endpoint.campaign_id, reason: attempt.error });
@@ -146,6 +149,7 @@ export async function deliverDueWebhooks(deps: WebhookDeps): Promise<boolean> {
     cursor = change.seq;
     endpoint.failures = 0;
   }
+  await deps.records.webhooks.logDeliveries(log);
   await deps.records.webhooks.advance(endpoint.id, Math.max(cursor, end), nowIso(deps));
   return true;
 }

@@ -14,6 +14,7 @@
 // (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is
 // stopped at the end, even on error. Every query is checked to find what it looks for (by name: at
 // 100k the generated names repeat) before it is timed. Results: a table on stdout and bench/results/.
+import { join } from "node:path";
 import { characterSearchText } from "../domain/characters.ts";
 import { entitySearchText } from "../domain/entities.ts";
 import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
@@ -185,7 +186,7 @@ async function main() {
   } else {
     // PGlite is one process's database: stop the service, seed its folder, start it again.
     await stopChild(service.child);
-    const db: SqlDatabase = await openPglite(dataDir!);
+    const db: SqlDatabase = await openPglite(join(dataDir!, "pglite")); // where infra/container.ts keeps it
     await seedDirect((sql, params) => db.query(sql, params), campaignId, userId, data);
     await db.close();
     service = await start();

@@ -1,11 +1,10 @@
 // Beats: the narrative structure of a campaign (major beats, minor beats, steps).
+import type { CampaignRecord } from "./campaign.ts";
 
 export const BEAT_TYPES = ["major", "minor", "step"] as const;
 export type BeatType = (typeof BEAT_TYPES)[number];
 
-export interface Beat {
-  id: string;
-  campaign_id: string;
+export interface Beat extends CampaignRecord {
   label: string;
   type: BeatType;
   description: string | null;
@@ -13,8 +12,6 @@ export interface Beat {
   parent_id: string | null;
   metadata: Record<string, unknown> | null;
   game_session_ids: string[];
-  created_at: string;
-  updated_at: string | null;
 }
 
 /** Only minor beats and steps hang under a parent. */

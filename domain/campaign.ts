@@ -1,6 +1,14 @@
 // Campaign records and what every new campaign starts with.
 import { invalidField, ok, type Result } from "./errors.ts";
 
+/** What every record of a campaign has (the SQL tables declare the same columns once: adapters/sql/table.ts). */
+export interface CampaignRecord {
+  id: string;
+  campaign_id: string;
+  created_at: string;
+  updated_at: string | null;
+}
+
 export interface Campaign {
   id: string;
   title: string;

@@ -1,12 +1,11 @@
 // Characters: the campaign's people (PCs, NPCs, others).
+import type { CampaignRecord } from "./campaign.ts";
 import { aliasKey } from "./aliases.ts";
 
 export const CHARACTER_TYPES = ["PC", "NPC", "Other"] as const;
 export type CharacterType = (typeof CHARACTER_TYPES)[number];
 
-export interface Character {
-  id: string;
-  campaign_id: string;
+export interface Character extends CampaignRecord {
   character_name: string;
   character_aliases: string[];
   player_name: string | null;
@@ -19,8 +18,6 @@ export interface Character {
   tcg_image: string | null;
   approved: boolean;
   merge: boolean;
-  created_at: string;
-  updated_at: string | null;
 }
 
 /** What list search matches for a character: name, aliases, player and type. */

@@ -1,12 +1,11 @@
 // Factions, locations and items: the rest of the campaign's compendium.
+import type { CampaignRecord } from "./campaign.ts";
 import type { LinkToType } from "./links.ts";
 
 export const ENTITY_KINDS = ["faction", "location", "item"] as const;
 export type EntityKind = (typeof ENTITY_KINDS)[number];
 
-export interface Entity {
-  id: string;
-  campaign_id: string;
+export interface Entity extends CampaignRecord {
   kind: EntityKind;
   name: string;
   aliases: string[];
@@ -16,8 +15,6 @@ export interface Entity {
   tcg_image: string | null;
   parent_id: string | null;
   merge: boolean;
-  created_at: string;
-  updated_at: string | null;
 }
 
 export const entitySearchText = (e: Pick<Entity, "name" | "aliases" | "type">): string => [e.name, ...e.aliases, e.type ?? ""].filter(Boolean).join(" ");

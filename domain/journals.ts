@@ -1,4 +1,5 @@
 // Journal entries: who may see and do what, folder paths, and token counts.
+import type { CampaignRecord } from "./campaign.ts";
 
 export const PERMISSION_LEVELS = ["view", "comment", "edit", "manage"] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
@@ -69,9 +70,7 @@ export function statusTimestamps(
   return next;
 }
 
-export interface JournalEntry {
-  id: string;
-  campaign_id: string;
+export interface JournalEntry extends CampaignRecord {
   title: string;
   summary: string | null;
   content: string;
@@ -88,8 +87,6 @@ export interface JournalEntry {
   folder_id: string | null;
   author_id: string;
   last_edited_by_id: string | null;
-  created_at: string;
-  updated_at: string | null;
 }
 
 export interface JournalShare {
@@ -103,15 +100,11 @@ export interface JournalChunk {
   token_count: number;
 }
 
-export interface JournalFolder {
-  id: string;
-  campaign_id: string;
+export interface JournalFolder extends CampaignRecord {
   parent_id: string | null;
   name: string;
   path: string;
   description: string | null;
   position: number;
   metadata: unknown;
-  created_at: string;
-  updated_at: string | null;
 }

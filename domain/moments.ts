@@ -1,8 +1,7 @@
 // Moments: remembered scenes of a session; Key Moment cards among them.
+import type { CampaignRecord } from "./campaign.ts";
 
-export interface Moment {
-  id: string;
-  campaign_id: string;
+export interface Moment extends CampaignRecord {
   session_id: string | null;
   label: string | null;
   content: string | null;
@@ -11,8 +10,6 @@ export interface Moment {
   categories: string[];
   kind: string;
   metadata: Record<string, unknown> | null;
-  created_at: string;
-  updated_at: string | null;
 }
 
 export const KEY_MOMENT_CATEGORY = "key-moment";

@@ -1,4 +1,5 @@
 // The quest log: status derived from objectives, and the six patch rules.
+import type { CampaignRecord } from "./campaign.ts";
 
 export const QUEST_CATEGORIES = ["main", "side", "faction", "personal", "n/a"] as const;
 export const QUEST_STATUSES = ["planned", "in-progress", "blocked", "failed", "done", "n/a"] as const;
@@ -176,10 +177,6 @@ export const emptyQuest = (name: string): QuestState => ({
   related_entity_refs: [],
 });
 
-export interface Quest extends QuestState {
-  id: string;
-  campaign_id: string;
+export interface Quest extends CampaignRecord, QuestState {
   order_index: number;
-  created_at: string;
-  updated_at: string | null;
 }

@@ -1,4 +1,5 @@
 // Recap cards of a session: hero awards, quotes and spotlights, and the pipeline that groups them.
+import type { CampaignRecord } from "./campaign.ts";
 
 export interface RecapPipeline {
   id: string;
@@ -9,9 +10,7 @@ export interface RecapPipeline {
   created_at: string;
 }
 
-export interface HeroAward {
-  id: string;
-  campaign_id: string;
+export interface HeroAward extends CampaignRecord {
   session_id: string;
   title: string;
   description: string;
@@ -23,13 +22,9 @@ export interface HeroAward {
   variant: string;
   custom_theme: Record<string, unknown> | null;
   order_index: number;
-  created_at: string;
-  updated_at: string | null;
 }
 
-export interface RecapEntry {
-  id: string;
-  campaign_id: string;
+export interface RecapEntry extends CampaignRecord {
   session_id: string;
   entry_type: "quote" | "spotlight";
   pipeline_id: string | null;
@@ -45,6 +40,4 @@ export interface RecapEntry {
   custom_theme: Record<string, unknown> | null;
   order_index: number;
   source_moment_id: string | null;
-  created_at: string;
-  updated_at: string | null;
 }

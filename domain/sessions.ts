@@ -1,11 +1,10 @@
 // Sessions: play events in time, and the handouts written about them.
+import type { CampaignRecord } from "./campaign.ts";
 
 export const SESSION_TYPES = ["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const;
 export type SessionType = (typeof SESSION_TYPES)[number];
 
-export interface Session {
-  id: string;
-  campaign_id: string;
+export interface Session extends CampaignRecord {
   type: SessionType;
   title: string;
   summary: string | null;
@@ -15,8 +14,6 @@ export interface Session {
   public: boolean;
   pbp_start_msg_url: string | null;
   pbp_end_msg_url: string | null;
-  created_at: string;
-  updated_at: string | null;
 }
 
 /** A session as other records cite it, numbered from 1 in date order within its campaign. */

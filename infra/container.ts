@@ -1,8 +1,6 @@
 // Composition root: the only module that knows every adapter.
 import { join } from "node:path";
-import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
-import { applyMigrations } from "../adapters/sql/migrate.ts";
-import { needsDatabase, removeStaleUnpacks } from "../adapters/sql/pglite-image.ts";
+import type { SqlDatabase } from "../adapters/sql/database.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 import { sqlRetriever } from "../adapters/sql/retrieval.ts";
 import { apiKeyMinter, jsonLogger, sha256Digests, systemClock, uuidV7 } from "../adapters/system/system.ts";
@@ -21,66 +19,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { Logger } from "../ports/system.ts";
 import { parseConfig, type Config } from "./config.ts";
-import { acquireDataDir } from "./datalock.ts";
-import { createDatabaseFolder, preparedImage } from "./pglite-image.ts";
-import { loadMigrations } from "./schema.ts";
 
 export { loadMigrations, MIGRATIONS_DIR } from "./schema.ts";
 
-export interface OpenedDatabase {
-  db: SqlDatabase;
-  /** Releases the data-folder lock (PGlite) after closing. */
-  close(): Promise<void>;
-}
-
-/** Opens the configured database (taking the data folder when embedded) and brings its schema up to date. */
-export async function openDatabase(config: Config, log: Logger, options: { lockPort?: number | null } = {}): Promise<OpenedDatabase> {
-  let release = () => {};
-  let db: SqlDatabase;
-  if (config.databaseUrl) {
-    db = openPostgres(config.databaseUrl, { maxConnections: config.databasePoolSize });
-  } else {
-    release = acquireDataDir(config.dataDir, options.lockPort ?? null);
-    try {
-      const folder = join(config.dataDir, "pglite");
-      removeStaleUnpacks(folder); // we hold the folder: nobody else is unpacking
-      if (needsDatabase(folder)) {
-        // A new database is the prepared image unpacked, not initdb in this process (issue 15).
-        const started = performance.now();
-        const { built } = await createDatabaseFolder(folder, { scratchDir: config.dataDir });
-        log.info("database created", { from: built ? "a newly built image" : "the prepared image", ms: Math.round(performance.now() - started) });
-      }
-      db = await openPglite(folder);
-    } catch (error) {
-      release();
-      throw error;
-    }
-  }
-  try {
-    const applied = await applyMigrations(db, loadMigrations());
-    if (applied.length) log.info("migrations applied", { versions: applied });
-  } catch (error) {
-    await db.close().catch(() => {});
-    release();
-    throw error;
-  }
-  return {
-    db,
-    close: async () => {
-      await db.close();
-      release();
-    },
-  };
-}
-
-/**
- * An in-memory PGlite with every migration applied, loaded from the prepared image (tests, benches):
- * no initdb, no migrations to run.
- */
-export async function openMigratedMemoryPglite(): Promise<SqlDatabase> {
-  const { image } = await preparedImage({ scratchDir: tmpdir() });
-  return openPglite(null, { image });
-}
+export { openDatabase, openMigratedMemoryPglite, type OpenedDatabase } from "./database.ts";
 
 /** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */
 function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageModel {

@@ -1,11 +1,16 @@
 // Entry point: `bun infra/main.ts` (npm start).
+import { jsonLogger } from "../adapters/system/system.ts";
 import { ConfigError, parseConfig } from "./config.ts";
 import { DataDirBusy } from "./datalock.ts";
-import { startService } from "./service.ts";
+import { openDatabase } from "./database.ts";
 
 try {
   const config = parseConfig(process.env);
-  const service = await startService(config);
+  // The database opens (PGlite compiles its WebAssembly) while the rest of the service loads.
+  const opening = openDatabase(config, jsonLogger(config.logLevel), { lockPort: config.port });
+  opening.catch(() => {}); // awaited below; a failure must not count as unhandled meanwhile
+  const { startService } = await import("./service.ts");
+  const service = await startService(config, await opening);
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;

@@ -11,7 +11,7 @@ import type { ServiceInfo } from "../adapters/operations/operation.ts";
 import { ensureAdminKey } from "../application/identity.ts";
 import type { Deps } from "../application/deps.ts";
 import type { Config } from "./config.ts";
-import { buildDeps, imageServices, loggerFor, openDatabase } from "./container.ts";
+import { buildDeps, imageServices, loggerFor, openDatabase, type OpenedDatabase } from "./container.ts";
 import { startWebhookDispatcher, startWorker } from "./worker.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -47,15 +47,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config): Promise<RunningService> {
+/** `opened`: the database, when the caller opened it already (main.ts, while this module loaded). */
+export async function startService(config: Config, opened?: OpenedDatabase): Promise<RunningService> {
   const log = loggerFor(config);
-  const database = await openDatabase(config, log, { lockPort: config.port });
+  const database = opened ?? (await openDatabase(config, log, { lockPort: config.port }));
   const deps = buildDeps(database.db, log, imageServices(config), config);
   try {
     if (config.adminKey) await ensureAdminKey(deps, config.adminKey);
     const worker = startWorker(deps, { changeRetentionDays: config.changeRetentionDays, imageSweepMs: config.images.sweepSeconds * 1000 });
     deps.tasks.wake = worker.wake;
     const dispatcher = startWebhookDispatcher(deps);
+    // Woken at the commit of a change a webhook waits for (migration 0014), not only by its poll.
+    const unlisten = await database.db.listen("cms_webhooks", dispatcher.wake);
     const rateLimiter = new RateLimiter(config.rateLimits, deps.records.rateLimits, log);
     rateLimiter.start();
     const app = buildApp(deps, serviceInfo(config), { corsOrigins: config.corsOrigins, rateLimiter });
@@ -71,6 +74,7 @@ export async function startService(config: Config): Promise<RunningService> {
         await app.stop();
         await rateLimiter.stop();
         await worker.stop();
+        await unlisten();
         await dispatcher.stop();
         await database.close();
       },

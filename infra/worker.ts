@@ -105,13 +105,16 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
 }
 
 /**
- * Webhook delivery for this instance: delivers while endpoints are due, then looks again every
- * `pollMs` (endpoints are claimed with a lease, so any number of instances may run this).
+ * Webhook delivery for this instance: delivers while endpoints are due, then waits for `wake` (a
+ * change committed in a campaign with a webhook) or `pollMs` (retries come due, other instances'
+ * leases run out, a wake-up was missed), whichever comes first. Endpoints are claimed with a
+ * lease, so any number of instances may run this.
  */
-export function startWebhookDispatcher(deps: Deps, options: { pollMs?: number } = {}): { stop(): Promise<void> } {
+export function startWebhookDispatcher(deps: Deps, options: { pollMs?: number } = {}): { wake(): void; stop(): Promise<void> } {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<void> | null = null;
+  let again = false;
   const round = async () => {
     try {
       while (!stopped && (await deliverDueWebhooks(deps)));
@@ -120,13 +123,24 @@ export function startWebhookDispatcher(deps: Deps, options: { pollMs?: number } 
     }
   };
   const tick = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    again = false;
     running = round().finally(() => {
       running = null;
-      if (!stopped) timer = setTimeout(tick, options.pollMs ?? 200);
+      if (stopped) return;
+      // A wake-up during the round may be for a change the round read too late: look once more.
+      if (again) tick();
+      else timer = setTimeout(tick, options.pollMs ?? 200);
     });
   };
   timer = setTimeout(tick, options.pollMs ?? 200);
   return {
+    wake: () => {
+      if (stopped) return;
+      if (running) again = true;
+      else tick();
+    },
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -35,6 +35,14 @@ export interface ReadOptions {
   lock?: boolean;
 }
 
+/** What a plain kind's repository starts with: write a record whole, read one (locked for a read-modify-write), delete one (adapters/sql/table.ts `crud`). */
+export interface Stored<T> {
+  insert(record: T): Promise<void>;
+  replace(record: T): Promise<void>;
+  get(id: string, options?: ReadOptions): Promise<T | null>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface Listing<T> {
   rows: T[];
   total: number;

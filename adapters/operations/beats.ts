@@ -92,22 +92,9 @@ export const beatOperations = defineOperations({ publishedAt: 120 }, [
     output: Beat,
     run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => beats.createBeat(deps, caller, access, fields),
   }),
-  beat.get({
-    description: `Reads one beat. ${WIKILINKS_STRIPPED}`,
-    input: { query: WithLinksQuery },
-    output: Beat,
-    run: ({ deps, caller, access }, { query }, id) => beats.getBeat(deps, caller, access, id, query.with_links),
-  }),
-  beat.update({
-    description: `JSON merge patch (application/merge-patch+json): sent fields change, null clears, omitted stay. ${WIKILINKS_STRIPPED}`,
-    input: { body: BeatPatch },
-    output: Beat,
-    run: ({ deps, caller, access }, { body }, id) => beats.updateBeat(deps, caller, access, id, body),
-  }),
-  beat.remove({
-    description: "Deletes a beat: its children stay, without a parent, and the links made from it go.",
-    run: ({ deps, caller, access }, id) => beats.deleteBeat(deps, caller, access, id),
-  }),
+  beat.get({ description: `Reads one beat. ${WIKILINKS_STRIPPED}`, withLinks: true, output: Beat, use: beats.getBeat }),
+  beat.update({ description: `JSON merge patch (application/merge-patch+json): sent fields change, null clears, omitted stay. ${WIKILINKS_STRIPPED}`, body: BeatPatch, output: Beat, use: beats.updateBeat }),
+  beat.remove({ description: "Deletes a beat: its children stay, without a parent, and the links made from it go.", use: beats.deleteBeat }),
 ]);
 
 // Registers the rows on the operation table (adapters/operations/index.ts finds the export).

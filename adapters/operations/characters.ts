@@ -107,22 +107,9 @@ export const characterOperations = defineOperations({ publishedAt: 30 }, [
     output: Character,
     run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => characters.createCharacter(deps, caller, access, fields),
   }),
-  character.get({
-    description: `Reads one character, with the linked player. ${WIKILINKS_SYNCED}`,
-    input: { query: WithLinksQuery },
-    output: Character,
-    run: ({ deps, caller, access }, { query }, id) => characters.getCharacter(deps, caller, access, id, query.with_links),
-  }),
-  character.update({
-    description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit description or backstory, so their wikilinks survive. ${WIKILINKS_SYNCED}`,
-    input: { body: CharacterUpdate },
-    output: Character,
-    run: ({ deps, caller, access }, { body }, id) => characters.updateCharacter(deps, caller, access, id, body),
-  }),
-  character.remove({
-    description: "Deletes a character and every link to or from it.",
-    run: ({ deps, caller, access }, id) => characters.deleteCharacter(deps, caller, access, id),
-  }),
+  character.get({ description: `Reads one character, with the linked player. ${WIKILINKS_SYNCED}`, withLinks: true, output: Character, use: characters.getCharacter }),
+  character.update({ description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit description or backstory, so their wikilinks survive. ${WIKILINKS_SYNCED}`, body: CharacterUpdate, output: Character, use: characters.updateCharacter }),
+  character.remove({ description: "Deletes a character and every link to or from it.", use: characters.deleteCharacter }),
   maintenanceOperation("characters", "Characters", "Character"),
 ]);
 

@@ -2,12 +2,15 @@
 // for every such kind is written here once (ids, summaries, tag, access, routes, MCP tools); a kind's
 // file states only what is its own: the texts, the schemas, how a list or a create finds its
 // campaign, and the use case each row runs.
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { CampaignAccess } from "../../application/access.ts";
+import type { Deps } from "../../application/deps.ts";
+import type { Caller } from "../../domain/identity.ts";
 import type { Failure, Result } from "../../domain/errors.ts";
 import type { OAuthScope } from "../../domain/oauth.ts";
 import type { OwnedKind } from "../../ports/records.ts";
-import { campaignOrSessionMissing, IdPath, idIn } from "./common.ts";
-import { defineOperation, type CampaignLocator, type ContextFor, type InputOf, type InputSchemas, type OutputOf } from "./operation.ts";
+import { campaignOrSessionMissing, IdPath, idIn, WithLinksQuery } from "./common.ts";
+import { defineOperation, type CampaignLocator, type ContextFor, type InputOf, type InputSchemas, type Operation, type OutputOf, type TypedOperation } from "./operation.ts";
 
 /** A plain kind, named as ids spell it: "HeroAward" gives listHeroAwards, getHeroAward, "Get a hero award", get_hero_award, /v1/hero-awards. */
 export interface PlainKind<Name extends string> {
@@ -23,17 +26,20 @@ export interface PlainKind<Name extends string> {
   maxBodyBytes?: number;
 }
 
-type Campaign = { auth: "campaign" };
-type Locate<I extends InputSchemas> = (input: InputOf<I>) => CampaignLocator | Failure;
 /** The path of a row addressing one record. */
 type Path = ReturnType<typeof IdPath>;
 
-/** What a row of a plain kind states; a row addressing one record gets the path added, and its id. */
-interface Bespoke<I extends InputSchemas, O extends TSchema | undefined, Run extends InputSchemas = I, Args extends unknown[] = []> {
+/** A use case on one record, as the application's plain kinds write them: `(deps, caller, access, id, …)`. */
+type UseCase<Args extends unknown[], Out> = (deps: Deps, caller: Caller, access: CampaignAccess, id: string, ...args: Args) => Promise<Result<Out>>;
+
+/** What a list or a create row states. */
+interface Bespoke<I extends InputSchemas, O extends TSchema> {
   description: string;
+  /** How the row finds its campaign in the input. */
+  campaign: (input: InputOf<I>) => CampaignLocator | Failure;
   input: I;
   output: O;
-  run: (context: ContextFor<Campaign>, input: InputOf<Run>, ...args: Args) => Promise<Result<OutputOf<O>>>;
+  run: (context: ContextFor<{ auth: "campaign" }>, input: InputOf<I>) => Promise<Result<OutputOf<O>>>;
 }
 
 /** Lists and creates that name the campaign, or a session of it, in the input. */
@@ -62,71 +68,66 @@ export function plainRows<const Name extends string>(kind: PlainKind<Name>) {
   const located = ({ path }: { path: Record<string, string> }): CampaignLocator => ({ record, id: idIn(path, idName), notFound: `${Noun} not found` });
   const limit = kind.maxBodyBytes ? { maxBodyBytes: kind.maxBodyBytes } : {};
   const write = { auth: "campaign", level: "write", scope: "agent_write" } as const;
+  const reads = { auth: "campaign", level: "read", scope: readScope } as const;
+  /** A row's id, summary and tag, and its MCP tool: named after the id, titled by the summary. */
+  const named = <const Id extends string>(id: Id, summary: string, hints: { readOnly: boolean; destructive?: boolean; idempotent?: boolean }) =>
+    ({ id, summary, tag, mcp: { name: id.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), title: summary, ...hints } });
+  /** Reads one record; `withLinks` for the kinds whose text keeps [[wikilinks]] (the use case is told whether to keep the markup; the others ignore the false they get). */
+  function get<O extends TSchema>(row: { description: string; output: O; withLinks: true; use: UseCase<[withLinks: boolean], OutputOf<O>> }): TypedOperation<`get${Name}`, { path: Path; query: typeof WithLinksQuery }, O>;
+  function get<O extends TSchema>(row: { description: string; output: O; use: UseCase<[], OutputOf<O>> }): TypedOperation<`get${Name}`, { path: Path }, O>;
+  function get(row: { description: string; output: TSchema; withLinks?: true; use: UseCase<[withLinks: boolean], unknown> }): Operation {
+    const read = {
+      ...named(`get${name}`, `Get a ${one}`, { readOnly: true }),
+      description: row.description,
+      access: { ...reads, campaign: located },
+      http: { method: "GET", path: item, status: 200 },
+      output: row.output,
+    } as const;
+    return row.withLinks
+      ? defineOperation({ ...read, input: { path, query: WithLinksQuery }, run: ({ deps, caller, access }, input) => row.use(deps, caller, access, idIn(input.path, idName), input.query.with_links) })
+      : defineOperation({ ...read, input: { path }, run: ({ deps, caller, access }, input) => row.use(deps, caller, access, idIn(input.path, idName), false) });
+  }
   return {
-    list: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O> & { campaign: Locate<I> }) =>
+    list: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O>) =>
       defineOperation({
-        id: `list${name}s`,
-        summary: `List ${plural}`,
+        ...named(`list${name}s`, `List ${plural}`, { readOnly: true }),
         description: row.description,
-        tag,
-        access: { auth: "campaign", level: "read", scope: readScope, campaign: row.campaign },
+        access: { ...reads, campaign: row.campaign },
         http: { method: "GET", path: collection, status: 200 },
-        mcp: { name: `list_${snake}s`, title: `List ${plural}`, readOnly: true },
         input: row.input,
         output: row.output,
         run: row.run,
       }),
-    create: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O> & { campaign: Locate<I> }) =>
+    create: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O>) =>
       defineOperation({
-        id: `create${name}`,
-        summary: `Create a ${one}`,
+        ...named(`create${name}`, `Create a ${one}`, { readOnly: false, destructive: false, idempotent: false }),
         description: row.description,
-        tag,
         access: { ...write, campaign: row.campaign },
         http: { method: "POST", path: collection, status: 201, ...limit },
-        mcp: { name: `create_${snake}`, title: `Create a ${one}`, readOnly: false, destructive: false, idempotent: false },
         input: row.input,
         output: row.output,
         run: row.run,
       }),
-    get: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O, I & { path: Path }, [id: string]>) =>
-      defineOperation({
-        id: `get${name}`,
-        summary: `Get a ${one}`,
-        description: row.description,
-        tag,
-        access: { auth: "campaign", level: "read", scope: readScope, campaign: located },
-        http: { method: "GET", path: item, status: 200 },
-        mcp: { name: `get_${snake}`, title: `Get a ${one}`, readOnly: true },
-        input: { ...row.input, path },
-        output: row.output,
-        run: (context, input) => row.run(context, input, idIn(input.path, idName)),
-      }),
+    get,
     /** `idempotent: false` where sending the same patch twice does not leave the same record (a quest's progress log). */
-    update: <I extends InputSchemas, O extends TSchema>(row: Bespoke<I, O, I & { path: Path }, [id: string]> & { idempotent?: false }) =>
+    update: <B extends TObject, O extends TSchema>(row: { description: string; body: B; output: O; idempotent?: false; use: UseCase<[patch: Static<B>], OutputOf<O>> }) =>
       defineOperation({
-        id: `update${name}`,
-        summary: `Update a ${one}`,
+        ...named(`update${name}`, `Update a ${one}`, { readOnly: false, destructive: false, idempotent: row.idempotent ?? true }),
         description: row.description,
-        tag,
         access: { ...write, campaign: located },
         http: { method: "PATCH", path: item, status: 200, ...limit },
-        mcp: { name: `update_${snake}`, title: `Update a ${one}`, readOnly: false, destructive: false, idempotent: row.idempotent ?? true },
-        input: { ...row.input, path },
+        input: { path, body: row.body },
         output: row.output,
-        run: (context, input) => row.run(context, input, idIn(input.path, idName)),
+        run: ({ deps, caller, access }, input) => row.use(deps, caller, access, idIn(input.path, idName), input.body),
       }),
-    remove: (row: { description: string; run: (context: ContextFor<Campaign>, id: string) => Promise<Result<null>> }) =>
+    remove: (row: { description: string; use: UseCase<[], null> }) =>
       defineOperation({
-        id: `delete${name}`,
-        summary: `Delete a ${one}`,
+        ...named(`delete${name}`, `Delete a ${one}`, { readOnly: false, destructive: true, idempotent: true }),
         description: row.description,
-        tag,
         access: { ...write, campaign: located },
         http: { method: "DELETE", path: item, status: 204 },
-        mcp: { name: `delete_${snake}`, title: `Delete a ${one}`, readOnly: false, destructive: true, idempotent: true },
         input: { path },
-        run: (context, input) => row.run(context, idIn(input.path, idName)),
+        run: ({ deps, caller, access }, input) => row.use(deps, caller, access, idIn(input.path, idName)),
       }),
   };
 }

@@ -95,22 +95,9 @@ const entityRows = (kind: EntityKind): Operation[] => {
       output: schemas.output,
       run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => entities.createEntity(deps, caller, access, kind, fields),
     }),
-    rows.get({
-      description: `Reads one ${kind}. ${WIKILINKS_SYNCED}`,
-      input: { query: WithLinksQuery },
-      output: schemas.output,
-      run: ({ deps, caller, access }, { query }, id) => entities.getEntity(deps, caller, access, kind, id, query.with_links),
-    }),
-    rows.update({
-      description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit the description.${hierarchy} ${WIKILINKS_SYNCED}`,
-      input: { body: schemas.update },
-      output: schemas.output,
-      run: ({ deps, caller, access }, { body }, id) => entities.updateEntity(deps, caller, access, kind, id, body),
-    }),
-    rows.remove({
-      description: `Deletes a ${kind} and every link to or from it.${kind === "location" ? " Its child locations stay, without a parent." : ""}`,
-      run: ({ deps, caller, access }, id) => entities.deleteEntity(deps, caller, access, kind, id),
-    }),
+    rows.get({ description: `Reads one ${kind}. ${WIKILINKS_SYNCED}`, withLinks: true, output: schemas.output, use: (deps, caller, access, id, withLinks) => entities.getEntity(deps, caller, access, kind, id, withLinks) }),
+    rows.update({ description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit the description.${hierarchy} ${WIKILINKS_SYNCED}`, body: schemas.update, output: schemas.output, use: (deps, caller, access, id, patch) => entities.updateEntity(deps, caller, access, kind, id, patch) }),
+    rows.remove({ description: `Deletes a ${kind} and every link to or from it.${kind === "location" ? " Its child locations stay, without a parent." : ""}`, use: (deps, caller, access, id) => entities.deleteEntity(deps, caller, access, kind, id) }),
     maintenanceOperation(plural, `${noun}s`, entities.ENTITY_NOUN[kind] as LinkToType),
   ];
 };

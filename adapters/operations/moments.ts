@@ -82,22 +82,9 @@ export const momentOperations = defineOperations({ publishedAt: 130 }, [
     output: Moment,
     run: ({ deps, caller, access }, { body: { campaign_id, ...fields } }) => moments.createMoment(deps, caller, access, fields),
   }),
-  moment.get({
-    description: `Reads one moment. ${WIKILINKS_STRIPPED}`,
-    input: { query: WithLinksQuery },
-    output: Moment,
-    run: ({ deps, caller, access }, { query }, id) => moments.getMoment(deps, caller, access, id, query.with_links),
-  }),
-  moment.update({
-    description: `Partial update; metadata is merged key by key (a key set to null is removed). ${WIKILINKS_STRIPPED}`,
-    input: { body: MomentPatch },
-    output: Moment,
-    run: ({ deps, caller, access }, { body }, id) => moments.updateMoment(deps, caller, access, id, body),
-  }),
-  moment.remove({
-    description: "Deletes a moment and its links.",
-    run: ({ deps, caller, access }, id) => moments.deleteMoment(deps, caller, access, id),
-  }),
+  moment.get({ description: `Reads one moment. ${WIKILINKS_STRIPPED}`, withLinks: true, output: Moment, use: moments.getMoment }),
+  moment.update({ description: `Partial update; metadata is merged key by key (a key set to null is removed). ${WIKILINKS_STRIPPED}`, body: MomentPatch, output: Moment, use: moments.updateMoment }),
+  moment.remove({ description: "Deletes a moment and its links.", use: moments.deleteMoment }),
 ]);
 
 // Registers the rows on the operation table (adapters/operations/index.ts finds the export).

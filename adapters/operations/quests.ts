@@ -139,24 +139,10 @@ export const questOperations = defineOperations({ publishedAt: 90 }, [
     output: Quest,
     run: ({ deps, caller, access }, { body: { campaign_id, ...patch } }) => quests.createQuest(deps, caller, access, patch),
   }),
-  quest.get({
-    description: `Reads one quest in full. ${QUESTS}`,
-    input: {},
-    output: Quest,
-    run: ({ deps, caller, access }, _, id) => quests.getQuest(deps, caller, access, id),
-  }),
-  quest.update({
-    description: `Patch rules: omitted fields stay; objectives replace the list and recompute the status; related_entity_refs replace the whole set; each per-type array (related_characters, …) replaces only its own bucket; progress_log replaces the progress list; status applies only when objectives are omitted. ${QUESTS}`,
-    // Sending the same progress twice logs it twice.
-    idempotent: false,
-    input: { body: QuestUpdate },
-    output: Quest,
-    run: ({ deps, caller, access }, { body }, id) => quests.updateQuest(deps, caller, access, id, body),
-  }),
-  quest.remove({
-    description: "Removes a quest from the log.",
-    run: ({ deps, caller, access }, id) => quests.deleteQuest(deps, caller, access, id),
-  }),
+  quest.get({ description: `Reads one quest in full. ${QUESTS}`, output: Quest, use: quests.getQuest }),
+  // Sending the same progress twice logs it twice.
+  quest.update({ description: `Patch rules: omitted fields stay; objectives replace the list and recompute the status; related_entity_refs replace the whole set; each per-type array (related_characters, …) replaces only its own bucket; progress_log replaces the progress list; status applies only when objectives are omitted. ${QUESTS}`, idempotent: false, body: QuestUpdate, output: Quest, use: quests.updateQuest }),
+  quest.remove({ description: "Removes a quest from the log.", use: quests.deleteQuest }),
 ]);
 
 // Registers the rows on the operation table (adapters/operations/index.ts finds the export).

@@ -126,12 +126,7 @@ const awardOperations: Operation[] = [
     output: HeroAward,
     run: ({ deps, caller, access }, { body }) => recaps.createHeroAward(deps, caller, access, body),
   }),
-  award.get({
-    description: "Reads one hero award.",
-    input: {},
-    output: HeroAward,
-    run: ({ deps, caller, access }, _, id) => recaps.getHeroAward(deps, caller, access, id),
-  }),
+  award.get({ description: "Reads one hero award.", output: HeroAward, use: recaps.getHeroAward }),
   defineOperation({
     id: "getHeroAwardCard",
     summary: "Hero award card image",
@@ -145,16 +140,8 @@ const awardOperations: Operation[] = [
       return card.ok ? ok(new RawResponse("image/png", card.value)) : card;
     },
   }),
-  award.update({
-    description: "Changes the fields sent; the card is redrawn.",
-    input: { body: HeroAwardUpdate },
-    output: HeroAward,
-    run: ({ deps, caller, access }, { body }, id) => recaps.updateHeroAward(deps, caller, access, id, body),
-  }),
-  award.remove({
-    description: "Deletes a hero award and its card.",
-    run: ({ deps, caller, access }, id) => recaps.deleteHeroAward(deps, caller, access, id),
-  }),
+  award.update({ description: "Changes the fields sent; the card is redrawn.", body: HeroAwardUpdate, output: HeroAward, use: recaps.updateHeroAward }),
+  award.remove({ description: "Deletes a hero award and its card.", use: recaps.deleteHeroAward }),
 ];
 
 const entryOperations = (type: recaps.EntryType): Operation[] => {
@@ -179,22 +166,9 @@ const entryOperations = (type: recaps.EntryType): Operation[] => {
       output,
       run: ({ deps, caller, access }, { body }) => recaps.createEntry(deps, caller, access, type, body),
     }),
-    rows.get({
-      description: `Reads one ${type}.`,
-      input: {},
-      output,
-      run: ({ deps, caller, access }, _, id) => recaps.getEntry(deps, caller, access, type, id),
-    }),
-    rows.update({
-      description: `Changes the fields sent of a ${type}.`,
-      input: { body: type === "quote" ? QuoteUpdate : SpotlightUpdate },
-      output,
-      run: ({ deps, caller, access }, { body }, id) => recaps.updateEntry(deps, caller, access, type, id, body),
-    }),
-    rows.remove({
-      description: `Deletes a ${type}.`,
-      run: ({ deps, caller, access }, id) => recaps.deleteEntry(deps, caller, access, type, id),
-    }),
+    rows.get({ description: `Reads one ${type}.`, output, use: (deps, caller, access, id) => recaps.getEntry(deps, caller, access, type, id) }),
+    rows.update({ description: `Changes the fields sent of a ${type}.`, body: type === "quote" ? QuoteUpdate : SpotlightUpdate, output, use: (deps, caller, access, id, patch) => recaps.updateEntry(deps, caller, access, type, id, patch) }),
+    rows.remove({ description: `Deletes a ${type}.`, use: (deps, caller, access, id) => recaps.deleteEntry(deps, caller, access, type, id) }),
   ];
 };
 

@@ -32,6 +32,8 @@ export interface TransactionOptions {
 export interface SqlDatabase extends SqlExecutor {
   readonly backend: "pglite" | "postgres";
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Calls `onNotify` for every NOTIFY on `channel` (any session's, after its commit); answers how to stop. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
       currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
     exec: top.exec,
     transaction,
+    async listen(channel, onNotify) {
+      // postgres.js keeps one connection of its own for LISTEN and re-listens after a reconnect.
+      const { unlisten } = await sql.listen(channel, () => onNotify());
+      return unlisten;
+    },
     close: () => sql.end({ timeout: 5 }),
   };
 }
@@ -143,6 +150,7 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
     ...top,
     query: (text, params) => (currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params)),
     transaction,
+    listen: (channel, onNotify) => db.listen(channel, () => onNotify()),
     close: () => db.close(),
   };
 }

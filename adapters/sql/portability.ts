@@ -3,6 +3,7 @@
 // jsonb_populate_recordset in one transaction.
 import type { ExportOptions, ImportProblem, ImportSection, PortabilityStore, PortableBatch, PortableRow } from "../../ports/records/portability.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
+import { indexTranscript } from "./retrieval.ts";
 
 interface Section {
   name: string;
@@ -260,6 +261,9 @@ export function portability(db: SqlDatabase): PortabilityStore {
                 `update ${table} t set ${column} = v.value from jsonb_to_recordset($1::text::jsonb) as v(id text, value text) where t.id = v.id`,
                 [JSON.stringify(rows.slice(start, start + BATCH))],
               );
+          // Ask's transcript windows are written by the transcript import, not by a trigger: built here
+          // for every imported transcript, in the same transaction, so Ask quotes an imported session.
+          for (const { section, rows } of sections) if (section === "transcripts") for (const row of rows) await indexTranscript(tx, String(row.session_id));
         },
         { retry: false },
       );

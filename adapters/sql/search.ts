@@ -128,18 +128,13 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       let rows: Row[] = [];
       if (tsquery) {
         // Two stages, so a word in a quarter of the campaign does not rank a quarter of the campaign:
-        // per type, the documents whose title matches and the first others the full-text index
-        // hands out (each at most CANDIDATES), then ts_rank over those alone. Title hits outrank
-        // body hits (weight A over B), so the best are among the candidates; below CANDIDATES hits
-        // a type's answer is exactly the full ranking.
+        // per type, at most CANDIDATES documents whose title matches and as many whose text does
+        // (search_candidates, migration 0015), then ts_rank over those alone. Title hits outrank body hits (weight A over B), so the best are among the
+        // candidates; below CANDIDATES hits a type's answer is exactly the full ranking.
         const match = `(to_tsquery('simple', $6) || websearch_to_tsquery('english', $2))`;
-        const candidates = (condition: string) =>
-          `(select d.doc_type, d.doc_id, d.title, d.body, d.search_vector from search_documents d
-            where d.campaign_id = $1 and d.doc_type = t.doc_type and ${visible} and ${condition} limit ${CANDIDATES})`;
         rows = await db.query(
           ranked(
-            `(select distinct on (c.doc_type, c.doc_id) c.* from unnest(string_to_array($3, ',')) t(doc_type)
-              cross join lateral (${candidates(`to_tsvector('simple', d.title) @@ to_tsquery('simple', $6)`)} union all ${candidates(`d.search_vector @@ ${match}`)}) c) d`,
+            `(select distinct on (doc_type, doc_id) * from search_candidates($1, $3, to_tsquery('simple', $6), websearch_to_tsquery('english', $2), $5, ${CANDIDATES})) d`,
             `ts_rank(d.search_vector, ${match})`,
           ),
           [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],

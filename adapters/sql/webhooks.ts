@@ -89,11 +89,12 @@ export function webhooks(db: SqlExecutor): WebhookRepository {
       );
       return row ? endpointOf(row) : null;
     },
-    async logDelivery(d) {
+    async logDeliveries(list) {
+      if (!list.length) return;
       await db.query(
         `insert into webhook_deliveries (id, endpoint_id, message_id, seq, attempt, ok, status_code, error, duration_ms, at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz)`,
-        [d.id, d.endpoint_id, d.message_id, d.seq, d.attempt, d.ok, d.status_code, d.error, d.duration_ms, d.at],
+         select id, endpoint_id, message_id, seq, attempt, ok, status_code, error, duration_ms, at from jsonb_populate_recordset(null::webhook_deliveries, $1::text::jsonb)`,
+        [JSON.stringify(list)],
       );
     },
     async deliveries(endpointId, limit) {

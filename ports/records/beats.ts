@@ -1,12 +1,9 @@
 // What the application needs from a record store: beats.
 import type { Beat } from "../../domain/beats.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, Stored } from "../records.ts";
 
-export interface BeatRepository {
-  insert(beat: Beat): Promise<void>;
-  replace(beat: Beat): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<Beat | null>;
+export interface BeatRepository extends Stored<Beat> {
   listByCampaign(campaignId: string, page: PageRequest): Promise<Listing<Beat>>;
   listBySession(sessionId: string, page: PageRequest): Promise<Listing<Beat>>;
   allBySession(sessionId: string): Promise<Beat[]>;
@@ -15,7 +12,6 @@ export interface BeatRepository {
   orphanChildren(id: string, at: string): Promise<number>;
   /** Beats lose a deleted session. */
   forgetSession(sessionId: string): Promise<void>;
-  delete(id: string): Promise<boolean>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

@@ -1,16 +1,12 @@
 // What the application needs from a record store: factions, locations and items.
 import type { Entity, EntityKind } from "../../domain/entities.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, Stored } from "../records.ts";
 
-export interface EntityRepository {
-  insert(entity: Entity): Promise<void>;
-  replace(entity: Entity): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<Entity | null>;
+export interface EntityRepository extends Stored<Entity> {
   list(campaignId: string, kind: EntityKind, filters: { search?: string }, page: PageRequest): Promise<Listing<Entity>>;
   /** Parent of each location on the way up from `id` (for cycle checks). */
   ancestry(id: string): Promise<Map<string, string | null>>;
-  delete(id: string): Promise<boolean>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

@@ -1,15 +1,11 @@
 // What the application needs from a record store: journal entries and folders.
 import type { JournalChunk, JournalEntry, JournalFolder, JournalShare } from "../../domain/journals.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, ReadOptions, Stored } from "../records.ts";
 
-export interface JournalRepository {
-  insert(entry: JournalEntry): Promise<void>;
-  replace(entry: JournalEntry): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<JournalEntry | null>;
+export interface JournalRepository extends Stored<JournalEntry> {
   /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. */
   listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalEntry>>;
-  delete(id: string): Promise<boolean>;
   shares(entryId: string): Promise<JournalShare[]>;
   putShare(entryId: string, share: JournalShare, at: string): Promise<void>;
   removeShare(entryId: string, userId: string): Promise<void>;

@@ -1,7 +1,7 @@
 // What the application needs from a record store: moments.
 import type { Moment } from "../../domain/moments.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, Stored } from "../records.ts";
 
 export interface MomentFilters {
   campaignId?: string;
@@ -14,12 +14,8 @@ export interface MomentFilters {
   linkedTo?: string[];
 }
 
-export interface MomentRepository {
-  insert(moment: Moment): Promise<void>;
-  replace(moment: Moment): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<Moment | null>;
+export interface MomentRepository extends Stored<Moment> {
   list(filters: MomentFilters, page: PageRequest): Promise<Listing<Moment>>;
-  delete(id: string): Promise<boolean>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

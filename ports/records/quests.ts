@@ -1,7 +1,7 @@
 // What the application needs from a record store: quests.
 import type { PageRequest } from "../../domain/pagination.ts";
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, Stored } from "../records.ts";
 
 export interface QuestFilters {
   search?: string;
@@ -9,13 +9,9 @@ export interface QuestFilters {
   quest_category?: QuestCategory;
 }
 
-export interface QuestRepository {
-  insert(quest: Quest): Promise<void>;
-  replace(quest: Quest): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<Quest | null>;
+export interface QuestRepository extends Stored<Quest> {
   list(campaignId: string, filters: QuestFilters, page: PageRequest): Promise<Listing<Quest>>;
   nextOrderIndex(campaignId: string): Promise<number>;
-  delete(id: string): Promise<boolean>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

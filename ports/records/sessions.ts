@@ -2,23 +2,19 @@
 import type { PageRequest } from "../../domain/pagination.ts";
 import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from "../../domain/sessions.ts";
 import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
-import type { Listing, ReadOptions } from "../records.ts";
+import type { Listing, Stored } from "../records.ts";
 
 export interface SessionListFilters {
   type?: SessionType;
   publicOnly?: boolean;
 }
 
-export interface SessionRepository {
-  insert(session: Session): Promise<void>;
-  replace(session: Session): Promise<void>;
-  get(id: string, options?: ReadOptions): Promise<Session | null>;
+export interface SessionRepository extends Stored<Session> {
   /** Newest first, with each session's number (date order, from 1). */
   list(campaignId: string, filters: SessionListFilters, page: PageRequest): Promise<Listing<Session & { index: number }>>;
   numberOf(session: Session): Promise<number>;
   /** The sessions with these ids, numbered in date order within their campaign. */
   refs(campaignId: string, ids: string[]): Promise<Map<string, SessionRef>>;
-  delete(id: string): Promise<boolean>;
 }
 
 export interface TranscriptRepository {

@@ -49,7 +49,8 @@ export interface WebhookRepository {
   fail(id: string, failures: number, nextAttemptAt: string, disabledReason: string | null, at: string): Promise<void>;
   /** Enabled again from where it stopped, now. */
   enable(id: string, at: string): Promise<WebhookEndpoint | null>;
-  logDelivery(delivery: WebhookDelivery): Promise<void>;
+  /** Records a batch's attempts in one write. */
+  logDeliveries(deliveries: WebhookDelivery[]): Promise<void>;
   deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]>;
   /** When the soonest enabled endpoint falls due, or null: how long the dispatcher may sleep. */
   nextDue(): Promise<string | null>;

@@ -1,7 +1,7 @@
 // BeatRepository: beats of a campaign, their sessions and their parent chain, on every backend.
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { at, beatFields, beatRecord, contractSuite, DB_RUNS } from "../support/records.ts";
+import { at, expectRoundTrip, beatFields, beatRecord, contractSuite, DB_RUNS } from "../support/records.ts";
 
 const byIndex = (a: { index: number; created_at: string; id: string }, b: typeof a) => a.index - b.index || a.created_at.localeCompare(b.created_at) || (a.id < b.id ? -1 : 1);
 
@@ -12,11 +12,7 @@ await contractSuite("beats", (world) => {
     await fc.assert(
       fc.asyncProperty(beatFields, beatFields, async (first, second) => {
         const beat = beatRecord(campaign.id, { ...first, game_session_ids: [session.id] });
-        await store.beats.insert(beat);
-        expect(await store.beats.get(beat.id)).toEqual(beat);
-        const replaced = { ...beat, ...second, game_session_ids: [], updated_at: at(9_000) };
-        await store.beats.replace(replaced);
-        expect(await store.beats.get(beat.id)).toEqual(replaced);
+        await expectRoundTrip(store.beats, beat, { ...beat, ...second, game_session_ids: [], updated_at: at(9_000) });
       }),
       DB_RUNS,
     );

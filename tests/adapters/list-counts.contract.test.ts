@@ -152,3 +152,35 @@ await forEachBackend("list totals from counters", (backend) => {
     expect(await store.campaigns.counts(fresh)).toMatchObject({ characters: 0, beats: 0 });
   });
 });
+
+// Issue 15, cross-type search ranks a bounded candidate set (search_candidates, migration 0015): with
+// more matches than candidates, a title match still comes first, and journal visibility still holds.
+await forEachBackend("cross-type search over many matches", (backend) => {
+  let store: RecordStore;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await backend.open();
+    close = opened.close;
+    store = sqlRecordStore(opened.db);
+  });
+  afterAll(async () => close?.());
+
+  test("a word in 450 bodies and one title: the title ranks first; a private entry stays hidden", async () => {
+    const owner = (await store.users.insert({ id: newId(), name: "O", email: "o@example.test", role: "user", created_at: at() }))!.id;
+    const campaign = campaignRecord(owner, { title: "Many" });
+    await store.campaigns.insert(campaign);
+    const doc = (doc_type: string, doc_id: string, title: string, body: string, visibility?: { author_id: string; is_public: boolean; shared_with: string[] }) =>
+      store.search.upsert({ campaign_id: campaign.id, doc_type, doc_id, title, body, ...(visibility ? { visibility } : {}) }, at());
+    for (let i = 0; i < 450; i++) await doc("characters", `c${String(i).padStart(3, "0")}`, `Person ${i}`, `A wayfarer of the roads, number ${i}.`);
+    await doc("characters", "c999", "The Wayfarer", "Nobody knows.");
+    await doc("journals", "j1", "Secret wayfarer notes", "hidden", { author_id: "someone-else", is_public: false, shared_with: [] });
+    await doc("journals", "j2", "Open wayfarer notes", "shown", { author_id: "someone-else", is_public: true, shared_with: [] });
+    const hits = await store.search.search(campaign.id, "wayfarer", ["characters", "journals"], 10, owner);
+    expect(hits.get("characters")?.length).toBe(10);
+    expect(hits.get("characters")?.[0]).toMatchObject({ doc_id: "c999", title: "The Wayfarer" });
+    expect(hits.get("journals")?.map((h) => h.doc_id)).toEqual(["j2"]);
+    // A rare word is found among the many.
+    await doc("characters", "c500", "Person rare", "The last of Quillbrook.");
+    expect((await store.search.search(campaign.id, "quillbrook", ["characters"], 10, owner)).get("characters")?.map((h) => h.doc_id)).toEqual(["c500"]);
+  });
+});

@@ -1,7 +1,7 @@
 // MomentRepository: moments with their filters, newest first, on every backend.
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { at, contractSuite, DB_RUNS, momentFields, momentRecord } from "../support/records.ts";
+import { at, expectRoundTrip, contractSuite, DB_RUNS, momentFields, momentRecord } from "../support/records.ts";
 
 const newestFirst = (a: { created_at: string; id: string }, b: typeof a) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1);
 
@@ -12,11 +12,7 @@ await contractSuite("moments", (world) => {
     await fc.assert(
       fc.asyncProperty(momentFields, momentFields, async (first, second) => {
         const moment = momentRecord(campaign.id, { ...first, session_id: session.id });
-        await store.moments.insert(moment);
-        expect(await store.moments.get(moment.id)).toEqual(moment);
-        const replaced = { ...moment, ...second, session_id: null, image: "https://example.com/m.png", updated_at: at(3_000) };
-        await store.moments.replace(replaced);
-        expect(await store.moments.get(moment.id)).toEqual(replaced);
+        await expectRoundTrip(store.moments, moment, { ...moment, ...second, session_id: null, image: "https://example.com/m.png", updated_at: at(3_000) });
       }),
       DB_RUNS,
     );

@@ -12,7 +12,7 @@ import { parseConfig } from "../../infra/config.ts";
 import { startWorker } from "../../infra/worker.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
 import { recordBackends, announceSkip, type Backend } from "../support/backends.ts";
-import { FAKE_GEMINI_KEY, startFakeGemini } from "../support/fake-gemini.ts";
+import { FAKE_GEMINI_KEY, rateLimited, startFakeGemini } from "../support/fake-gemini.ts";
 import { inProcessService } from "../support/inprocess.ts";
 import { POSTGRES_ADMIN_URL } from "../support/postgres.ts";
 
@@ -126,6 +126,43 @@ for (const c of cases) {
       expect(JSON.stringify(asBob)).not.toContain("relic");
       const asAnn = await ask("Who stole something from the vault?", { journals: { readableBy: users.ann.id } });
       expect(asAnn.map((p) => p.sourceId)).toContain(secret);
+    });
+
+    test("as_of_session keeps a later session's passages out of the vector search too", async () => {
+      const sessions: string[] = [];
+      for (const [i, title] of ["Arrival", "Departure"].entries())
+        sessions.push((await call("POST", "/internal/v1/sessions", service.adminKey, { campaign_id: campaignId, type: "chatVoice", title, session_date: `2015-04-${10 + i * 7}T19:00:00Z` })).body.id);
+      const later = (await post("/v1/moments", { campaign_id: campaignId, label: "Grog's blade", content: "Grog nicked a blade off the ogre.", session_id: sessions[1] })).id;
+      await pending();
+      // "stole" and "sword" are not its words: the vector alone finds it, unless it is after as_of_session.
+      expect((await ask("who stole a sword")).map((p) => p.sourceId)).toContain(later);
+      expect((await ask("who stole a sword", { asOfSessionId: sessions[0] })).map((p) => p.sourceId)).not.toContain(later);
+    });
+
+    test("a provider refusal pauses the worker's embedding, which resumes on its own", async () => {
+      const id = (await post("/v1/locations", { campaign_id: campaignId, name: "Whitestone", description: "A town under a hexed sky." })).id;
+      expect((await ask("which place is cursed")).map((p) => p.sourceId)).not.toContain(id); // no shared word
+      // The worker's first batch is refused (questions are embedded by the same method, so this comes after the one above).
+      fake.reset();
+      fake.fail(rateLimited("1s"), "batchEmbedContents");
+      const started = Date.now();
+      const worker = startWorker(service.deps, { embedMs: 25, pollMs: 60_000, imageSweepMs: 60_000 });
+      try {
+        // No question is asked until the worker has met the refusal (a question would take it otherwise).
+        const byWorker = () => fake.requests.some((r) => (r.body as { requests?: { taskType?: string }[] })?.requests?.[0]?.taskType === "RETRIEVAL_DOCUMENT");
+        for (let i = 0; i < 200 && !byWorker(); i++) await Bun.sleep(10);
+        let found: string[] = [];
+        for (let i = 0; i < 200 && !found.includes(id); i++) {
+          await Bun.sleep(25);
+          found = (await ask("which place is cursed")).map((p) => p.sourceId);
+        }
+        expect(found).toContain(id);
+        // It waited for the provider's Retry-After (1 s) before trying again.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+        expect(service.logged.some((line) => line.includes("ask embedding failed") && line.includes('"retryInSeconds":1'))).toBe(true);
+      } finally {
+        await worker.stop();
+      }
     });
 
     test("the background worker embeds new passages without being asked", async () => {

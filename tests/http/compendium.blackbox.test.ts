@@ -2,18 +2,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { forEachBackend, serverWithUsers, type User } from "../support/backends.ts";
 import { expectRefused } from "../support/refusals.ts";
-import type { Client } from "../support/client.ts";
+import { waitForTask, type Client } from "../support/client.ts";
 import type { TestServer } from "../support/server.ts";
-
-
-async function waitForTask(api: Client, taskId: string) {
-  for (let i = 0; i < 200; i++) {
-    const task = await api.get(`/v1/tasks/${taskId}`);
-    if (task.body.status === "succeeded" || task.body.status === "failed") return task.body;
-    await Bun.sleep(25);
-  }
-  throw new Error(`task ${taskId} did not finish`);
-}
 
 await forEachBackend("compendium over HTTP", (backend) => {
   let server: TestServer;

@@ -2,19 +2,10 @@
 // every session they are given and merge their metadata.
 import { describe, expect, test } from "bun:test";
 import { forEachBackend, serverWithUsers, type User } from "../support/backends.ts";
-import type { Client } from "../support/client.ts";
+import { waitForTask, type Client } from "../support/client.ts";
 import { connectMcp, payload } from "../support/mcp.ts";
 import type { TestServer } from "../support/server.ts";
 
-
-async function waitForTask(api: Client, taskId: string) {
-  for (let i = 0; i < 400; i++) {
-    const task = await api.get(`/v1/tasks/${taskId}`);
-    if (task.body.status === "succeeded" || task.body.status === "failed") return task.body;
-    await Bun.sleep(25);
-  }
-  throw new Error(`task ${taskId} did not finish`);
-}
 
 const byAlias = (links: any[]) => links.map((l) => ({ from_type: l.from_type, from_id: l.from_id, to_type: l.to_type, to_id: l.to_id, alias: l.alias })).sort((a, b) => a.alias.localeCompare(b.alias));
 

@@ -33,7 +33,7 @@ for (const backend of await recordBackends()) {
       await database?.close();
     });
 
-    test("Ask finds the handout text of an imported session", async () => {
+    test("Ask finds the handout text and the transcript of an imported session", async () => {
       const as = async (key: string, method: string, path: string, body?: unknown) => {
         const response = await service.request(method, path, { key, body });
         if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -44,6 +44,14 @@ for (const backend of await recordBackends()) {
       const campaign = await (await as(key, "POST", "/v1/campaigns", { title: "Airships" })).json();
       const session = await (await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: campaign.id, title: "Landfall", session_date: "2020-01-01T00:00:00Z", type: "other" })).json();
       await as(service.adminKey, "PUT", `/internal/v1/sessions/${session.id}/handout`, HANDOUT);
+      const transcript = await service.app.handle(
+        new Request(`http://localhost/internal/v1/sessions/${session.id}/transcript?format=plain`, {
+          method: "POST",
+          headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
+          body: "Matt: The red dragon Thordak burns the Sunforge.\nSam: Everybody run!\n",
+        }),
+      );
+      expect(transcript.status).toBe(201);
       const document = await (await as(service.adminKey, "GET", `/internal/v1/campaigns/${campaign.id}/export`)).text();
       const imported = await service.app.handle(
         new Request(`http://localhost/internal/v1/campaigns/import?owner_id=${user.id}`, { method: "POST", headers: { "x-api-key": service.adminKey, "content-type": "application/json" }, body: document }),
@@ -57,6 +65,9 @@ for (const backend of await recordBackends()) {
       expect(answer.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id, c.excerpt])).toEqual([
         ["session", newSession.id, "The zeppelin Quindecillion crashed into the Sunken Bazaar.\nArrival\nSalvage the wreck\nBruised"],
       ]);
+      // The transcript's windows too (the transcript import writes them, not a trigger).
+      const quoted = await (await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Which dragon burns the Sunforge?" }] })).json();
+      expect(quoted.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id])).toContainEqual(["transcript", newSession.id]);
     });
   });
 }

@@ -83,3 +83,13 @@ export async function newUser(baseUrl: string, adminKey: string, name: string, s
   if (key.status !== 201) throw new Error(`key create failed: ${key.status} ${key.text}`);
   return { id: user.body.id as string, email, key: key.body.key as string, keyId: key.body.id as string, api: client(baseUrl, key.body.key) };
 }
+
+/** A background task's final state (succeeded or failed), polled through the API for up to ten seconds. */
+export async function waitForTask(api: Client, taskId: string) {
+  for (let i = 0; i < 400; i++) {
+    const task = await api.get(`/v1/tasks/${taskId}`);
+    if (task.body.status === "succeeded" || task.body.status === "failed") return task.body;
+    await Bun.sleep(25);
+  }
+  throw new Error(`task ${taskId} did not finish`);
+}

@@ -1,6 +1,6 @@
 // Records for the record-port contract suites: builders with sensible defaults, fast-check
 // arbitraries for the fields that vary, and the harness that runs a suite on every backend.
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import fc from "fast-check";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { uuidV7 } from "../../adapters/system/system.ts";
@@ -10,7 +10,7 @@ import type { Moment } from "../../domain/moments.ts";
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { Handout, Session, SessionArtifact } from "../../domain/sessions.ts";
 import type { StoredUtterance, TranscriptRecord } from "../../domain/transcripts.ts";
-import type { RecordStore } from "../../ports/records.ts";
+import type { RecordStore, Stored } from "../../ports/records.ts";
 import { forEachBackend, type Backend } from "./backends.ts";
 
 export const newId = () => uuidV7.next();
@@ -286,3 +286,11 @@ export async function contractSuite(port: string, suite: (world: () => ContractW
 
 /** Property runs against a database: enough to find shape problems, few enough to stay quick. */
 export const DB_RUNS = { numRuns: 25 };
+
+/** Every field round-trips: `record` inserted reads back equal, and so does `replaced` written over it. */
+export async function expectRoundTrip<T extends { id: string }>(repository: Stored<T>, record: T, replaced: T): Promise<void> {
+  await repository.insert(record);
+  expect(await repository.get(record.id)).toEqual(record);
+  await repository.replace(replaced);
+  expect(await repository.get(record.id)).toEqual(replaced);
+}
