@@ -8,7 +8,8 @@
 //   BENCH_CHARACTERS (10000), BENCH_LOCATIONS (= characters), BENCH_LINKS (5 × characters), BENCH_OTHERS (= characters:
 //   factions, items, beats, moments, quests, sessions, journal entries each), BENCH_ONLY (scenario labels containing it),
 //   BENCH_POOL_SIZE (5), BENCH_CONNECTIONS (16), BENCH_DURATION (8 s), BENCH_WARMUP (2 s), BENCH_KEEP_DB, BENCH_SEED_ONLY,
-//   BENCH_RESULTS (search.json), BENCH_TIME_LIMIT (3600 s)
+//   BENCH_RESULTS (search-<backend>-<seed>-<count>.json), BENCH_TIME_LIMIT (3600 s),
+//   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding)
 //
 // The service runs as its own process on a scratch database; load comes from bench/loadgen.mjs
 // (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is
@@ -28,7 +29,7 @@ import { createScratchDatabase } from "./lib/postgres.ts";
 import { stopChild } from "./lib/processes.ts";
 import { writeResults } from "./lib/report.ts";
 import { createCampaign, createUserWithKey } from "./lib/seed.ts";
-import { type RunningServer, startService, tempDir } from "./lib/servers.ts";
+import { ADMIN_KEY, type RunningServer, startService, tempDir } from "./lib/servers.ts";
 
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
 assertLocalPostgres("BENCH_POSTGRES_URL", ADMIN_URL);
@@ -166,19 +167,37 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   });
 }
 
+/** A key for the bench user of a database a former run kept (BENCH_REUSE_URL): the admin route issues one. */
+async function reuse(url: string, databaseUrl: string) {
+  const db = openPostgres(databaseUrl, { maxConnections: 1 });
+  const [row] = await db.query(`select u.id as user_id, c.id as campaign_id from users u join campaigns c on c.owner_id = u.id where u.email = 'bench@example.test' and c.title = 'Search bench'`);
+  await db.close();
+  if (!row) throw new Error("BENCH_REUSE_URL: no bench campaign in that database");
+  const issued = await call(`${url}/internal/v1/users/${row.user_id}/keys`, { method: "POST", headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" }, body: "{}" });
+  if (issued.status !== 201) throw new Error(`issue key: ${issued.status} ${issued.text}`);
+  return { key: String(issued.json.key), userId: String(row.user_id), campaignId: String(row.campaign_id) };
+}
+
 async function main() {
   let databaseUrl: string | undefined;
   let dataDir: string | undefined;
-  if (BACKEND === "postgres") databaseUrl = (await createScratchDatabase(ADMIN_URL, "cms_bench_search", Boolean(process.env.BENCH_KEEP_DB))).url;
+  // BENCH_REUSE_URL: measure (with this commit's code and migrations) a database a former run kept, same counts.
+  const reused = process.env.BENCH_REUSE_URL?.trim();
+  if (reused) assertLocalPostgres("BENCH_REUSE_URL", reused);
+  if (reused) databaseUrl = reused;
+  else if (BACKEND === "postgres") databaseUrl = (await createScratchDatabase(ADMIN_URL, "cms_bench_search", Boolean(process.env.BENCH_KEEP_DB))).url;
   else dataDir = tempDir("cms-bench-search-");
   const start = () => startService({ name: "service", databaseUrl: databaseUrl ?? null, dataDir, poolSize: POOL_SIZE, logLevel: "warn", echo: true });
   let service: RunningServer = await start();
-  const { key, userId } = await createUserWithKey(service.url, "Bench", "bench@example.test");
-  const campaignId = await createCampaign(service.url, key, { title: "Search bench" });
+  const former = reused ? await reuse(service.url, reused) : null;
+  const { key, userId } = former ?? (await createUserWithKey(service.url, "Bench", "bench@example.test"));
+  const campaignId = former?.campaignId ?? (await createCampaign(service.url, key, { title: "Search bench" }));
+  // The same seeded generator: the same names as the run that seeded (the checks go by name).
   const data = generate(campaignId);
 
   const started = performance.now();
-  if (SEED === "api") await seedThroughApi(service.url, key, campaignId, data);
+  if (reused) console.log(`reusing ${reused}`);
+  else if (SEED === "api") await seedThroughApi(service.url, key, campaignId, data);
   else if (databaseUrl) {
     const db = openPostgres(databaseUrl, { maxConnections: 2 });
     await seedDirect((sql, params) => db.query(sql, params), campaignId, userId, data);

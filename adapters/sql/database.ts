@@ -1,6 +1,5 @@
 // One small interface over postgres.js and PGlite, so every query is written once.
 import { PGlite } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
 import { currentActor } from "../shared/actor.ts";
@@ -111,7 +110,7 @@ export interface PgliteOptions {
 export async function openPglite(dataDir: string | null, options: PgliteOptions = {}): Promise<SqlDatabase> {
   // A small cache: the embedded database is for one machine, and WebAssembly memory never shrinks.
   const db = await PGlite.create(dataDir ?? undefined, {
-    extensions: { btree_gin, pg_trgm },
+    extensions: { pg_trgm },
     postgresqlconf: ["shared_buffers = 16MB", "work_mem = 4MB", "maintenance_work_mem = 16MB"],
     ...(options.image ? { loadDataDir: new Blob([options.image], { type: "application/gzip" }) } : {}),
   });
