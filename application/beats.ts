@@ -92,9 +92,7 @@ export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess
 }
 
 export async function updateBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: BeatFields): Promise<Result<BeatView>> {
-  const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
-  if (!found.ok) return found;
-  const updated = await updateWith(deps, WRITES, id, fields, NOT_FOUND);
+  const updated = await updateWith(deps, access, WRITES, id, fields, NOT_FOUND);
   return updated.ok ? ok(beatView(updated.value, false)) : updated;
 }
 

@@ -114,9 +114,7 @@ export async function getEntity(deps: Deps, caller: Caller, access: CampaignAcce
 }
 
 export async function updateEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
-  const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
-  if (!found.ok) return found;
-  const updated = await updateWith(deps, WRITES, id, fields, notFound(kind), (entity) => ofKind(entity, kind));
+  const updated = await updateWith(deps, access, WRITES, id, fields, notFound(kind), (entity) => ofKind(entity, kind));
   return updated.ok ? ok(entityView(updated.value, false)) : updated;
 }
 

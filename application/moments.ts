@@ -33,6 +33,7 @@ const card = (m: Moment): MomentCard => ({ id: m.id, label: m.label, image: m.im
 const view = (m: Moment, withLinks: boolean): Moment => ({ ...m, content: stripOrKeep(m.content, withLinks) });
 
 async function applyFields(repos: Repositories, base: Moment, fields: MomentFields): Promise<Result<Moment>> {
+  if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   const next: Moment = { ...base };
   if (fields.label !== undefined) next.label = fields.label.trim();
   if (fields.content !== undefined) next.content = fields.content;
@@ -66,7 +67,6 @@ const WRITES: Writes<Moment, MomentFields> = { repository: (tx) => tx.moments, a
 
 export async function createMoment(deps: Deps, caller: Caller, access: CampaignAccess, fields: MomentFields & { label: string }): Promise<Result<Moment>> {
   const campaignId = access.campaign.id;
-  if (!fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   const blank: Moment = { id: deps.ids.next(), campaign_id: campaignId, session_id: null, label: null, content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: nowIso(deps), updated_at: null };
   const created = await createWith(deps, WRITES, blank, fields);
   return created.ok ? ok(view(created.value, false)) : created;
@@ -78,10 +78,7 @@ export async function getMoment(deps: Deps, caller: Caller, access: CampaignAcce
 }
 
 export async function updateMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: MomentFields): Promise<Result<Moment>> {
-  const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
-  if (!found.ok) return found;
-  if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
-  const updated = await updateWith(deps, WRITES, id, fields, NOT_FOUND);
+  const updated = await updateWith(deps, access, WRITES, id, fields, NOT_FOUND);
   return updated.ok ? ok(view(updated.value, false)) : updated;
 }
 

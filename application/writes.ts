@@ -1,12 +1,13 @@
 // The create and update flow plain kinds share: one transaction that applies the client's fields
 // (the kind's own checks), writes the record and runs what follows a write (links, search).
 import { fail, ok, type Result } from "../domain/errors.ts";
-import type { ReadOptions, Repositories } from "../ports/records.ts";
+import type { Repositories, Stored } from "../ports/records.ts";
+import type { CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
 /** How a kind's records are written; the bespoke parts are the kind's own functions. */
 export interface Writes<T extends { id: string; updated_at: string | null }, F> {
-  repository(tx: Repositories): { insert(record: T): Promise<void>; replace(record: T): Promise<void>; get(id: string, options?: ReadOptions): Promise<T | null> };
+  repository(tx: Repositories): Omit<Stored<T>, "delete">;
   /** The record with the client's fields applied, or why they cannot be. */
   apply(tx: Repositories, record: T, fields: F): Promise<Result<T>>;
   /** Wikilinks, search text: what follows a write, in the same transaction (`previous` null on create). */
@@ -25,11 +26,13 @@ export function createWith<T extends { id: string; updated_at: string | null }, 
 }
 
 /**
- * Applies `fields` to the record read with its lock first (`read` may refuse a record of another
- * kind by answering null), so concurrent updates never overwrite each other.
+ * Applies `fields` to the record read with its lock first, so concurrent updates never overwrite each
+ * other. A record of another campaign is not found (the caller's access is to `access`'s campaign),
+ * and `read` may refuse one of another kind by answering null.
  */
-export function updateWith<T extends { id: string; updated_at: string | null }, F>(
+export function updateWith<T extends { id: string; campaign_id: string; updated_at: string | null }, F>(
   deps: Deps,
+  access: CampaignAccess,
   writes: Writes<T, F>,
   id: string,
   fields: F,
@@ -38,7 +41,7 @@ export function updateWith<T extends { id: string; updated_at: string | null }, 
 ): Promise<Result<T>> {
   return deps.records.withTransaction(async (tx): Promise<Result<T>> => {
     const previous = read(await writes.repository(tx).get(id, { lock: true }));
-    if (!previous) return fail("not_found", notFound);
+    if (!previous || previous.campaign_id !== access.campaign.id) return fail("not_found", notFound);
     const applied = await writes.apply(tx, previous, fields);
     if (!applied.ok) return applied;
     const record = { ...applied.value, updated_at: nowIso(deps) };

@@ -36,6 +36,18 @@ const parse = (text: string) => {
   return { status: Number(statusLine!.split(" ")[1]), headers, rest: text.slice(end + 4) };
 };
 
+/** A chunked body's data without its framing. */
+const dechunk = (rest: string) => {
+  let body = "";
+  for (let at = 0; ; ) {
+    const lineEnd = rest.indexOf("\r\n", at);
+    const size = parseInt(rest.slice(at, lineEnd), 16);
+    if (!size) return body;
+    body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+};
+
 /** Sends the request and resolves with the first answer; stops sending once it has one. */
 export function rawRequest(url: string, request: RawRequest): Promise<RawReply> {
   const { hostname, port } = new URL(url);
@@ -53,7 +65,7 @@ export function rawRequest(url: string, request: RawRequest): Promise<RawReply> 
       socket.destroy();
       if (error) return reject(error);
       const { status, headers, rest } = parse(received);
-      resolve({ status, headers, body: rest, sentBeforeAnswer: sentAtAnswer ?? sent });
+      resolve({ status, headers, body: headers["transfer-encoding"] === "chunked" ? dechunk(rest) : rest, sentBeforeAnswer: sentAtAnswer ?? sent });
     };
     const complete = () => {
       const end = received.indexOf("\r\n\r\n");
