@@ -75,6 +75,7 @@ export async function indexTranscripts(db: SqlExecutor, sessionIds: readonly str
      returning id`,
     [ids, window.size, window.stride],
   );
+  await db.query(`select ask_counts_compact(c) from (select distinct campaign_id as c from sessions where id in (select jsonb_array_elements_text($1::text::jsonb))) x`, [ids]);
   return rows.length;
 }
 
