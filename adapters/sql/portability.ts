@@ -3,7 +3,7 @@
 // jsonb_populate_recordset in one transaction.
 import type { ExportOptions, ImportProblem, ImportSection, PortabilityStore, PortableBatch, PortableRow } from "../../ports/records/portability.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
-import { indexTranscript } from "./retrieval.ts";
+import { indexTranscripts } from "./retrieval.ts";
 
 interface Section {
   name: string;
@@ -263,7 +263,7 @@ export function portability(db: SqlDatabase): PortabilityStore {
               );
           // Ask's transcript windows are written by the transcript import, not by a trigger: built here
           // for every imported transcript, in the same transaction, so Ask quotes an imported session.
-          for (const { section, rows } of sections) if (section === "transcripts") for (const row of rows) await indexTranscript(tx, String(row.session_id));
+          await indexTranscripts(tx, sections.filter((s) => s.section === "transcripts").flatMap((s) => s.rows.map((row) => String(row.session_id))));
         },
         { retry: false },
       );

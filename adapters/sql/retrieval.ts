@@ -49,6 +49,33 @@ export async function indexTranscript(db: SqlExecutor, sessionId: string, window
   return rows.length;
 }
 
+/**
+ * The windows of several transcripts in one statement (an import): the same windows as
+ * `indexTranscript` for each, but the statement-level triggers behind `ask_passages` run once.
+ */
+export async function indexTranscripts(db: SqlExecutor, sessionIds: readonly string[], window = WINDOW): Promise<number> {
+  if (!sessionIds.length) return 0;
+  const ids = JSON.stringify(sessionIds);
+  await db.query(`delete from ask_passages where kind = 'transcript' and source_id in (select jsonb_array_elements_text($1::text::jsonb))`, [ids]);
+  const rows = await db.query(
+    `with n as (select u.session_id, count(*)::int as n from transcript_utterances u
+                where u.session_id in (select jsonb_array_elements_text($1::text::jsonb)) group by u.session_id),
+          w as (select n.session_id, k, k * $3::int as lo, k * $3::int + $2::int - 1 as hi
+                from n, generate_series(0, ceil(greatest(n.n - $2::int, 0)::numeric / $3::int)::int) k)
+     insert into ask_passages (campaign_id, kind, source_id, position, title, body, session_id, session_ids,
+                               utterance_start, utterance_end, start_s, end_s, speakers)
+     select s.campaign_id, 'transcript', s.id, w.k, '',
+            string_agg(u.speaker_label || ': ' || u.text, E'\\n' order by u.position), s.id, array[s.id],
+            min(u.position), max(u.position), min(u.start_s), max(u.end_s), array_agg(distinct u.speaker_label)
+     from w join transcript_utterances u on u.session_id = w.session_id and u.position between w.lo and w.hi
+     join sessions s on s.id = w.session_id
+     group by s.campaign_id, s.id, w.k
+     returning id`,
+    [ids, window.size, window.stride],
+  );
+  return rows.length;
+}
+
 export function askIndex(db: SqlExecutor): AskIndexRepository {
   return {
     indexTranscript: (sessionId) => indexTranscript(db, sessionId),

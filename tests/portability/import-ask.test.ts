@@ -48,7 +48,8 @@ for (const backend of await recordBackends()) {
         new Request(`http://localhost/internal/v1/sessions/${session.id}/transcript?format=plain`, {
           method: "POST",
           headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
-          body: "Matt: The red dragon Thordak burns the Sunforge.\nSam: Everybody run!\n",
+          // 45 lines: several overlapping windows (20 utterances, every 10).
+          body: "Matt: The red dragon Thordak burns the Sunforge.\nSam: Everybody run!\n" + Array.from({ length: 43 }, (_, i) => `Travis: Line ${i} of the chase.\n`).join(""),
         }),
       );
       expect(transcript.status).toBe(201);
@@ -65,7 +66,12 @@ for (const backend of await recordBackends()) {
       expect(answer.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id, c.excerpt])).toEqual([
         ["session", newSession.id, "The zeppelin Quindecillion crashed into the Sunken Bazaar.\nArrival\nSalvage the wreck\nBruised"],
       ]);
-      // The transcript's windows too (the transcript import writes them, not a trigger).
+      // The transcript's windows too (the transcript import writes them, not a trigger): the same windows as the source's.
+      const windows = (campaignId: string) =>
+        database.db.query(`select position, body, utterance_start, utterance_end, speakers from ask_passages where kind = 'transcript' and campaign_id = $1 order by position`, [campaignId]);
+      const sourceWindows = await windows(campaign.id);
+      expect(sourceWindows.map((w) => [w.utterance_start, w.utterance_end])).toEqual([[0, 19], [10, 29], [20, 39], [30, 44]]);
+      expect(await windows(id)).toEqual(sourceWindows);
       const quoted = await (await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Which dragon burns the Sunforge?" }] })).json();
       expect(quoted.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id])).toContainEqual(["transcript", newSession.id]);
     });
