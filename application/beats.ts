@@ -10,7 +10,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Beat not found";
 
@@ -97,17 +97,12 @@ export async function updateBeat(deps: Deps, caller: Caller, access: CampaignAcc
 }
 
 /** Children keep existing without a parent; links made from the beat go with it. */
-export async function deleteBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
-  const found = inCampaign(access, await deps.records.beats.get(id), NOT_FOUND);
-  if (!found.ok) return found;
-  const deleted = await deps.records.withTransaction(async (tx) => {
-    if (!(await tx.beats.get(id, { lock: true }))) return false;
+export function deleteBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  return deleteWith(deps, access, (tx) => tx.beats, id, NOT_FOUND, async (tx) => {
     await tx.beats.orphanChildren(id, nowIso(deps));
     await tx.links.deleteTouching(id);
     await tx.search.remove("beats", id);
-    return tx.beats.delete(id);
   });
-  return deleted ? ok(null) : fail("not_found", NOT_FOUND);
 }
 
 export async function listBeats(

@@ -11,7 +11,7 @@ import { inCampaign, type CampaignAccess } from "./access.ts";
 import { characterCard } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
 
 export const ENTITY_NOUN: Record<EntityKind, string> = { faction: "Faction", location: "Location", item: "Item" };
 export const ENTITY_BUCKET: Record<EntityKind, string> = { faction: "factions", location: "locations", item: "items" };
@@ -118,16 +118,12 @@ export async function updateEntity(deps: Deps, caller: Caller, access: CampaignA
   return updated.ok ? ok(entityView(updated.value, false)) : updated;
 }
 
-export async function deleteEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string): Promise<Result<null>> {
-  const found = inCampaign(access, ofKind(await deps.records.entities.get(id), kind), notFound(kind));
-  if (!found.ok) return found;
-  const deleted = await deps.records.withTransaction(async (tx) => {
-    if (!ofKind(await tx.entities.get(id, { lock: true }), kind)) return false;
+export function deleteEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string): Promise<Result<null>> {
+  // Child locations keep existing, with no parent.
+  return deleteWith(deps, access, (tx) => tx.entities, id, notFound(kind), async (tx) => {
     await tx.links.deleteTouching(id);
     await tx.search.remove(ENTITY_BUCKET[kind], id);
-    return tx.entities.delete(id); // child locations keep existing, with no parent
-  });
-  return deleted ? ok(null) : fail("not_found", notFound(kind));
+  }, (entity) => ofKind(entity, kind));
 }
 
 export interface EntityListQuery extends PageRequest {

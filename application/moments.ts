@@ -9,7 +9,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Moment not found";
 const PRESENTATION = ["style", "customTheme", "variant"] as const;
@@ -82,16 +82,11 @@ export async function updateMoment(deps: Deps, caller: Caller, access: CampaignA
   return updated.ok ? ok(view(updated.value, false)) : updated;
 }
 
-export async function deleteMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
-  const found = inCampaign(access, await deps.records.moments.get(id), NOT_FOUND);
-  if (!found.ok) return found;
-  const deleted = await deps.records.withTransaction(async (tx) => {
-    if (!(await tx.moments.get(id, { lock: true }))) return false;
+export function deleteMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  return deleteWith(deps, access, (tx) => tx.moments, id, NOT_FOUND, async (tx) => {
     await tx.links.deleteTouching(id);
     await tx.search.remove("moments", id);
-    return tx.moments.delete(id);
   });
-  return deleted ? ok(null) : fail("not_found", NOT_FOUND);
 }
 
 const ids = (list?: string) => (list ? list.split(",").map((id) => id.trim()).filter(Boolean) : []);

@@ -50,3 +50,25 @@ export function updateWith<T extends { id: string; campaign_id: string; updated_
     return ok(record);
   });
 }
+
+/**
+ * Deletes a record of `access`'s campaign, read with its lock first, after `cleanup` (its links,
+ * its search entry, its children) in the same transaction; `read` may refuse a record of another kind.
+ */
+export async function deleteWith<T extends { id: string; campaign_id: string }>(
+  deps: Deps,
+  access: CampaignAccess,
+  repository: (tx: Repositories) => Pick<Stored<T>, "get" | "delete">,
+  id: string,
+  notFound: string,
+  cleanup: (tx: Repositories) => Promise<unknown>,
+  read: (record: T | null) => T | null = (record) => record,
+): Promise<Result<null>> {
+  const deleted = await deps.records.withTransaction(async (tx) => {
+    const record = read(await repository(tx).get(id, { lock: true }));
+    if (!record || record.campaign_id !== access.campaign.id) return false;
+    await cleanup(tx);
+    return repository(tx).delete(id);
+  });
+  return deleted ? ok(null) : fail("not_found", notFound);
+}

@@ -46,6 +46,8 @@ export async function indexTranscript(db: SqlExecutor, sessionId: string, window
      returning id`,
     [sessionId, window.size, window.stride],
   );
+  // The running counts of migration 0018 gain a row per word each import: folded here.
+  await db.query(`select ask_counts_compact(campaign_id) from sessions where id = $1`, [sessionId]);
   return rows.length;
 }
 
@@ -73,6 +75,7 @@ export async function indexTranscripts(db: SqlExecutor, sessionIds: readonly str
      returning id`,
     [ids, window.size, window.stride],
   );
+  await db.query(`select ask_counts_compact(c) from (select distinct campaign_id as c from sessions where id in (select jsonb_array_elements_text($1::text::jsonb))) x`, [ids]);
   return rows.length;
 }
 
@@ -86,6 +89,8 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       for (const [table, indexer] of INDEXERS) await db.query(`select ${indexer}(id) from ${table} ${scope}`, params);
       const sessions = await db.query(`select session_id from transcripts ${scope}`, params);
       for (const row of sessions) await indexTranscript(db, str(row.session_id));
+      // Fold the running counts (migration 0018); a deleted campaign's fold to nothing.
+      await db.query(`select ask_counts_compact(c) from (select distinct campaign_id as c from ask_counts ${scope}) x`, params);
       const [count] = await db.query(`select count(*)::int as n from ask_passages ${scope}`, params);
       return Number(count!.n);
     },
@@ -108,7 +113,7 @@ export interface RetrieverOptions {
 }
 
 /** Boosts, as shares of the best lexical score of the query. */
-export const WEIGHTS = { entity: 0.5, link: 0.15, speaker: 0.1, hint: 0.6, k1: 0.9, b: 0.75, minLength: 0, coverage: 0, feedback: 0, feedbackDocs: 5, feedbackTerms: 10, perSession: 0 };
+export const WEIGHTS = { entity: 0.5, link: 0.15, speaker: 0.1, hint: 0.6, k1: 0.9, b: 0.75, minLength: 0, coverage: 0, feedback: 0, feedbackDocs: 5, feedbackTerms: 10, perSession: 0, commonShare: 0.2 };
 
 /** Words of the question as the index stores them (English stems, no stop words), with the names it mentions. */
 interface Analysis {
@@ -176,12 +181,20 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
     })());
 
   async function lexical(query: RetrievalQuery, a: Analysis, denseIds: string[] = []): Promise<Row[]> {
+    const rows = await lexicalPass(query, a, denseIds, weights.commonShare);
+    const [first] = rows;
+    const exact = first && (Number(first.common_bound) === 0 || (Number(first.scored_n) >= candidates && Number(first.last_score) >= Number(first.common_bound)));
+    // Otherwise every posting of every word is read, as before two stages (a share of 1: no word is common).
+    return exact || !a.terms.length ? rows : lexicalPass(query, a, denseIds, 1);
+  }
+
+  async function lexicalPass(query: RetrievalQuery, a: Analysis, denseIds: string[], commonShare: number): Promise<Row[]> {
     if (!a.terms.length && !a.hintedSessions.length && !denseIds.length) return [];
     const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
     // Passages the asker may not read never reach the scoring: other users' private journal
     // chunks, and (spoiler-safe asking) whatever tells of a later session.
     return db.query(
-      `with q as (select * from unnest($5::text[], $6::real[]) as q(term, qw)),
+      `with q as (select * from unnest($5::text[], $6::real[]) as q(term, qw) where q.term <> ''),
             blocked as (
               select id from ask_passages where campaign_id = $1 and kind = 'journal' and $2::text is not null
                 and not (is_public or author_id = $2::text or $2::text = any(readers))
@@ -189,13 +202,28 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               select id from ask_passages where campaign_id = $1 and $3::text[] is not null and session_id = any($3::text[])
               union all
               select id from ask_passages where campaign_id = $1 and kind = 'beat' and $3::text[] is not null and session_ids && $3::text[]),
+            -- Passage count, mean length and document frequencies are running counts (migration 0018),
+            -- not counts over every passage and posting; they include passages this asker may not
+            -- read, as the passage count always did.
+            stats as (select greatest(coalesce(sum(n), 0), 1)::real as n, coalesce(sum(len) / nullif(sum(n), 0), 1)::real as avglen
+                      from ask_counts where campaign_id = $1 and term = ''),
+            dfs as (select q.term, coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df from q),
+            idf as (select q.term, d.df > $11::real * st.n as common, q.qw * ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as w
+                    from q join dfs d using (term) cross join stats st),
+            -- Two stages: every posting of the rarer words names the candidates; the common words
+            -- (in more than a $11 share of the passages) are looked up only for those, by (campaign,
+            -- word, passage). The caller checks the result is exact: no passage holding common words
+            -- alone could have entered the top (their best possible score is below the last one's).
+            rare as (
+              select t.passage_id, t.term, t.tf, t.len from ask_terms t join idf i on t.term = i.term
+              where t.campaign_id = $1 and not i.common and not exists (select 1 from blocked b where b.id = t.passage_id)),
+            cand as (select distinct passage_id from rare),
             hits as (
-              select t.passage_id, t.term, t.tf, t.len, q.qw from ask_terms t join q on t.term = q.term
-              where t.campaign_id = $1 and not exists (select 1 from blocked b where b.id = t.passage_id)),
-            df as (select term, count(*)::real as df from hits group by term),
-            stats as (select greatest(count(*), 1)::real as n, coalesce(avg(len), 1)::real as avglen from ask_passages where campaign_id = $1),
-            idf as (select q.term, q.qw * ln(1 + (st.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)) as w
-                    from q cross join stats st left join df using (term)),
+              select * from rare
+              union all
+              select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
+                join ask_terms t on t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id
+              where i.common),
             total as (select greatest(sum(w), 1e-6) as w from idf),
             scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
@@ -206,8 +234,11 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
             hinted_scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
                      sum(i.w) / max(tot.w) as coverage
-              from hits h join idf i using (term) cross join stats st cross join total tot
-              where cardinality($4::text[]) > 0 and h.passage_id in (select id from ask_passages where campaign_id = $1 and session_id = any($4::text[]))
+              from ask_passages p join idf i on true
+                join ask_terms h on h.campaign_id = $1 and h.term = i.term and h.passage_id = p.id
+                cross join stats st cross join total tot
+              where cardinality($4::text[]) > 0 and p.campaign_id = $1 and p.session_id = any($4::text[])
+                and not exists (select 1 from blocked b where b.id = p.id)
               group by h.passage_id order by score desc limit 10),
             hinted as (
               select p.id as passage_id, 0::real as score, 0::real as coverage from ask_passages p
@@ -225,9 +256,12 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               coalesce(p.speakers && $9::text[], false) as spoken_by_entity,
               coalesce(p.session_id = any($4::text[]), false) as hinted_session,
               (select count(*)::int from sessions o where o.campaign_id = $1
-                and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number
+                and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number,
+              (select count(*)::int from scored) as scored_n, (select min(score) from scored) as last_score,
+              -- BM25 gives one word at most w * (k1 + 1), whatever its count and the passage length.
+              (select coalesce(sum(w), 0) * ${weights.k1 + 1} from idf where common) as common_bound
        from picked join ask_passages p on p.id = picked.passage_id left join sessions s on s.id = p.session_id`,
-      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds],
+      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds, commonShare],
     );
   }
 

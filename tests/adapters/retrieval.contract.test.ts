@@ -2,6 +2,7 @@
 // are found straight after the write and gone after the delete; journal privacy and spoiler-safe
 // asking hold inside the query; transcript windows carry their span; the backfill rebuilds.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessService } from "../support/inprocess.ts";
@@ -181,5 +182,42 @@ await forEachBackend("Ask retrieval", (backend) => {
     expect(missing).toEqual({ status: 404, body: { detail: "Campaign not found" } });
     const refused = await call("POST", "/internal/v1/ask/reindex", users.gm.key, { campaign_id: campaignId });
     expect(refused.status).toBe(403);
+  });
+  // Migration 0018: passage count, total length and document frequencies are running counts; after
+  // every write above (inserts, updates, deletes, a transcript, the backfill) they equal a recount.
+  const recount = async () => ({
+    kept: await service.db.query(
+      `select term, sum(n)::int as n, sum(len)::int as len from ask_counts where campaign_id = $1 group by term having sum(n) <> 0 or sum(len) <> 0 order by term`,
+      [campaignId],
+    ),
+    actual: [
+      ...(await service.db.query(`select '' as term, count(*)::int as n, sum(len)::int as len from ask_passages where campaign_id = $1`, [campaignId])),
+      ...(await service.db.query(`select term, count(*)::int as n, 0 as len from ask_terms where campaign_id = $1 group by term order by term`, [campaignId])),
+    ],
+  });
+
+  test("the running counts equal a recount after every kind of write, and folding them changes no sum", async () => {
+    const id = (await post("/v1/locations", { campaign_id: campaignId, name: "Emon", description: "The capital of Tal'Dorei, crowded and loud." })).id;
+    expect((await call("PATCH", `/v1/locations/${id}`, users.gm.key, { description: "The capital, quiet at night." })).status).toBe(200);
+    expect((await call("DELETE", `/v1/locations/${id}`, users.gm.key)).status).toBe(204);
+    const { kept, actual } = await recount();
+    expect(actual.length).toBeGreaterThan(50);
+    expect(kept).toEqual(actual);
+    await service.db.query(`select ask_counts_compact($1)`, [campaignId]);
+    const [rows] = await service.db.query(`select count(*)::int as n, count(distinct term)::int as terms from ask_counts where campaign_id = $1`, [campaignId]);
+    expect(rows!.n).toBe(rows!.terms);
+    expect((await recount()).kept).toEqual(actual);
+  });
+
+  test("two-stage scoring (common words looked up for the rare words' candidates) ranks as reading every posting", async () => {
+    const single = sqlRetriever(service.db, { weights: { commonShare: 1 } });
+    // A share this low makes most words common, so both the exact two-stage path and its fallback run.
+    for (const share of [0.2, 0.05, 0.01]) {
+      const staged = sqlRetriever(service.db, { weights: { commonShare: share } });
+      for (const text of ["bridge trapped Trinket", "the torchlight flickers over wet stone", "where is Kraghammer?", "greyspine warlord mines", "what happened in session 2?"]) {
+        const query = { campaignId, text, journals: { all: true }, limit: 5 } as const;
+        expect(await staged.retrieve(query)).toEqual(await single.retrieve(query));
+      }
+    }
   });
 });

@@ -1,8 +1,7 @@
 // The record backends a suite runs against. A backend that cannot run is announced, never silently dropped.
 import { afterAll, beforeAll, describe } from "bun:test";
 import { openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
-import { applyMigrations } from "../../adapters/sql/migrate.ts";
-import { loadMigrations, openMigratedMemoryPglite } from "../../infra/container.ts";
+import { openMigratedMemoryPglite } from "../../infra/container.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
 import { client, newUser, type Client } from "./client.ts";
 import { startServer, type TestServer } from "./server.ts";
@@ -42,9 +41,9 @@ export async function recordBackends(): Promise<Backend[]> {
       name: "postgres",
       skipReason: postgresReason,
       async open() {
-        const scratch = await scratchDatabase("contract");
+        // Copied from a migrated template (tests/support/postgres.ts), so nothing is left to apply.
+        const scratch = await scratchDatabase("contract", { migrated: true });
         const db = openPostgres(scratch.url, { maxConnections: 4 });
-        await applyMigrations(db, loadMigrations());
         return {
           db,
           close: async () => {
@@ -54,7 +53,7 @@ export async function recordBackends(): Promise<Backend[]> {
         };
       },
       async startServer(env = {}) {
-        const scratch = await scratchDatabase("server");
+        const scratch = await scratchDatabase("server", { migrated: true });
         const server = await startServer({ ...env, DATABASE_URL: scratch.url }).catch(async (error) => {
           await scratch.drop();
           throw error;
