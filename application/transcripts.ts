@@ -53,10 +53,10 @@ async function stageTranscript(source: TranscriptSource, tokenizer: TokenCounter
   let position = 0;
   let chars = 0;
   let tokens = 0;
-  // Utterance texts waiting to be counted (the tokenizer is async: it loads on first use).
+  // Utterance texts waiting to be counted (the tokenizer is async: it counts off the event loop).
   const uncounted: string[] = [];
   const count = async () => {
-    for (const text of uncounted.splice(0)) tokens += await tokenizer.count(text);
+    for (const counted of await Promise.all(uncounted.splice(0).map((text) => tokenizer.count(text)))) tokens += counted;
   };
   let chunk: TranscriptChunk = { text: "", start: 0, end: 0 };
   const take = (utterances: Utterance[]) => {

@@ -1,32 +1,58 @@
-// Ask's one tokenizer: gpt-tokenizer's o200k_base, loaded on first use (its tables take tens of
-// megabytes: a service that never asks never pays for them).
+// Ask's one tokenizer: gpt-tokenizer's o200k_base, in a worker thread started on first use. Its
+// tables take tens of megabytes (a service that never counts never pays for them) and about a second
+// of CPU to build, and a transcript takes long to count: on the event loop either would stall every
+// request in flight. Counts asked for in the same tick travel to the thread as one message.
 import type { TokenCounter } from "../../ports/tokens.ts";
 
-type Encoding = { countTokens(text: string): number };
-let loading: Promise<Encoding> | null = null;
-const encoding = () => (loading ??= import("gpt-tokenizer/encoding/o200k_base") as Promise<Encoding>);
+type Reply = { batch: number; counts?: number[]; error?: string };
+type Waiting = { text: string; resolve(count: number): void; reject(error: Error): void };
+/** Bun's Worker, which can let the process exit while it idles. */
+type Thread = Worker & { ref(): void; unref(): void };
 
-/** BPE is quadratic in a run's length: long runs of non-space characters are counted in slices. */
-const SLICE = 1000;
+let thread: Thread | null = null;
+let queued: Waiting[] = [];
+const inFlight = new Map<number, Waiting[]>();
+let batches = 0;
+
+function settle(batch: number, outcome: (texts: Waiting[]) => void) {
+  const texts = inFlight.get(batch);
+  if (!texts) return;
+  inFlight.delete(batch);
+  outcome(texts);
+  // An idle thread must not keep a CLI command's process alive.
+  if (inFlight.size === 0) thread?.unref();
+}
+
+function start(): Thread {
+  const started = new Worker(new URL("./tokenizer-worker.ts", import.meta.url).href) as Thread;
+  started.onmessage = ({ data }: MessageEvent<Reply>) =>
+    settle(data.batch, (texts) =>
+      data.counts ? texts.forEach((text, i) => text.resolve(data.counts![i]!)) : texts.forEach((text) => text.reject(new Error(`tokenizer: ${data.error}`))),
+    );
+  started.onerror = (event) => {
+    // A broken thread fails what it holds; the next count starts a new one.
+    thread = null;
+    for (const batch of [...inFlight.keys()]) settle(batch, (texts) => texts.forEach((text) => text.reject(new Error(`tokenizer: ${event.message}`))));
+  };
+  return started;
+}
+
+function send() {
+  const texts = queued;
+  queued = [];
+  const batch = batches++;
+  inFlight.set(batch, texts);
+  thread ??= start();
+  thread.ref();
+  thread.postMessage({ batch, texts: texts.map((text) => text.text) });
+}
 
 export const o200kTokenCounter: TokenCounter = {
   name: "o200k_base",
-  async count(text) {
-    if (!text) return 0;
-    const { countTokens } = await encoding();
-    let total = 0;
-    let start = 0;
-    while (start < text.length) {
-      let end = Math.min(text.length, start + SLICE);
-      // Cut at whitespace near the slice's end where there is some, so words stay whole.
-      if (end < text.length) {
-        const space = text.lastIndexOf(" ", end);
-        if (space > start + SLICE / 2) end = space;
-        else if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1; // never between a surrogate pair
-      }
-      total += countTokens(text.slice(start, end));
-      start = end;
-    }
-    return total;
+  count(text) {
+    if (!text) return Promise.resolve(0);
+    return new Promise((resolve, reject) => {
+      if (queued.push({ text, resolve, reject }) === 1) queueMicrotask(send);
+    });
   },
 };
