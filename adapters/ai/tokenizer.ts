@@ -1,7 +1,8 @@
 // Ask's one tokenizer: gpt-tokenizer's o200k_base, in a worker thread started on first use. Its
 // tables take tens of megabytes (a service that never counts never pays for them) and about a second
 // of CPU to build, and a transcript takes long to count: on the event loop either would stall every
-// request in flight. Counts asked for in the same tick travel to the thread as one message.
+// request in flight. Counts asked for in the same tick travel to the thread as one message; a thread
+// idle for IDLE_MS is ended, which gives back about 50 MB (a transcript import or an Ask holds it briefly).
 import type { TokenCounter } from "../../ports/tokens.ts";
 
 type Reply = { batch: number; counts?: number[]; error?: string };
@@ -13,14 +14,25 @@ let thread: Thread | null = null;
 let queued: Waiting[] = [];
 const inFlight = new Map<number, Waiting[]>();
 let batches = 0;
+let idleTimer: ReturnType<typeof setTimeout> | null = null;
+const IDLE_MS = 30_000;
 
 function settle(batch: number, outcome: (texts: Waiting[]) => void) {
   const texts = inFlight.get(batch);
   if (!texts) return;
   inFlight.delete(batch);
   outcome(texts);
-  // An idle thread must not keep a CLI command's process alive.
-  if (inFlight.size === 0) thread?.unref();
+  if (inFlight.size > 0 || !thread) return;
+  // An idle thread must not keep a CLI command's process alive, nor its tables the memory.
+  thread.unref();
+  const idle = thread;
+  idleTimer = setTimeout(() => {
+    if (thread === idle && inFlight.size === 0) {
+      thread = null;
+      idle.terminate();
+    }
+  }, IDLE_MS);
+  (idleTimer as { unref?: () => void }).unref?.();
 }
 
 function start(): Thread {
@@ -42,6 +54,8 @@ function send() {
   queued = [];
   const batch = batches++;
   inFlight.set(batch, texts);
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   thread ??= start();
   thread.ref();
   thread.postMessage({ batch, texts: texts.map((text) => text.text) });
