@@ -69,17 +69,29 @@ export class RawResponse {
   ) {}
 }
 
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+
 /** A raw answer's body as bytes pulled on demand (back-pressure reaches the producer). */
 export function rawBodyStream(body: RawResponse["body"]): string | Uint8Array | ReadableStream<Uint8Array> {
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   const encoder = new TextEncoder();
   const iterator = body[Symbol.asyncIterator]();
+  let sinceCollection = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+        if (done) return controller.close();
+        const bytes = typeof value === "string" ? encoder.encode(value) : value;
+        controller.enqueue(bytes);
+        // A long stream leaves its pieces (rows, their JSON, these bytes) as garbage faster than the
+        // collector comes by on its own: without a collection every few MB an export's memory grows
+        // with its size (measured: +93 MB for a 31 MB export).
+        sinceCollection += bytes.byteLength;
+        if (sinceCollection >= COLLECT_EVERY_BYTES) {
+          sinceCollection = 0;
+          Bun.gc(true);
+        }
       } catch (error) {
         controller.error(error);
       }
