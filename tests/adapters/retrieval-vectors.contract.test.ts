@@ -26,7 +26,7 @@ async function pgvectorUnavailable(postgresReason: string | null): Promise<strin
   const db = openPostgres(POSTGRES_ADMIN_URL, { maxConnections: 1 });
   try {
     const [row] = await db.query(`select exists (select 1 from pg_available_extensions where name = 'vector') as available`);
-    return row?.available ? null : "the server has no vector extension (apt-get install postgresql-15-pgvector); the application ranks vectors there";
+    return row?.available ? null : "the server has no vector extension (pgvector is packaged by PGDG as postgresql-15-pgvector; Debian bookworm has none); the application ranks vectors there";
   } finally {
     await db.close();
   }
