@@ -276,7 +276,13 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
         },
         () => deps.ids.next(),
       );
-      const resolved = await resolveAgainstCampaign(tx, campaign.id, state, { quest_giver: string(front.giver) });
+      // Obsidian users often write the giver as a wikilink: `giver: "[[Grog|the goliath]]"`.
+      const giver = string(front.giver)?.replace(/^\[\[([^|\]]*)(?:\|[^\]]*)?\]\]$/, "$1").trim() || null;
+      let resolved = await resolveAgainstCampaign(tx, campaign.id, state, { quest_giver: giver });
+      // A giver naming no character or faction of the vault: the quest is kept without one, and the
+      // name stays readable as a last line of its success definition (a quest has no description).
+      if (!resolved.ok && giver)
+        resolved = await resolveAgainstCampaign(tx, campaign.id, { ...state, success_definition: [state.success_definition, `Giver: ${giver}`].filter(Boolean).join("\n\n") }, { quest_giver: null });
       if (!resolved.ok) return badNote(p.file.path, resolved.error.detail);
       const quest: Quest = { ...resolved.value, id: p.newId, campaign_id: campaign.id, order_index: await tx.quests.nextOrderIndex(campaign.id), created_at: at, updated_at: null };
       await tx.quests.insert(quest);

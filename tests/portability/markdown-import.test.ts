@@ -200,11 +200,28 @@ test("bad input names the note and creates nothing", async () => {
   expect(await refusal(zipSync({ "V/Notes/Latin1.md": new Uint8Array([0x63, 0x61, 0x66, 0xe9]) }))).toBe("Notes/Latin1.md: is not UTF-8 text; nothing was imported");
   expect(await refusal(zipSync({ "V/picture.png": new Uint8Array([1, 2, 3]) }))).toBe("The vault holds no Markdown notes (.md); nothing was imported");
   expect(await refusal(strToU8("not a zip"))).toStartWith("The body is not a zip archive (");
-  // Refused after the other notes were written (a quest's giver is resolved last): nothing of the vault stays.
-  expect(await refusal(zipSync({ "V/Characters/Grog.md": strToU8("one"), "V/Quests/Hammer.md": strToU8("---\ngiver: Nobody\n---\nFind it"), "V/Lore.md": strToU8("text") }))).toBe(
-    'Quests/Hammer.md: quest_giver "Nobody" must name an approved character or faction of this campaign; nothing was imported',
-  );
   expect(await campaignCount()).toBe(before);
+});
+
+test("a quest whose giver names nobody in the vault is kept without a giver, the name left in its text", async () => {
+  const response = await importZip(
+    zipSync({
+      "V/Characters/Grog.md": strToU8("A goliath."),
+      "V/Quests/Hammer.md": strToU8("---\ngiver: Nobody\ntags: [side]\n---\nFind the hammer."),
+      "V/Quests/Bare.md": strToU8("---\ngiver: \"[[Lady Kima|Kima]]\"\n---\n"),
+      "V/Quests/Known.md": strToU8("---\ngiver: \"[[Grog]]\"\n---\nHelp Grog."),
+    }),
+  );
+  expect(response.status).toBe(201);
+  const { id, counts } = await response.json();
+  expect(counts).toEqual({ character: 1, quest: 3, journal_folder: 0 });
+  const records = await exported(id);
+  const grog = records.characters[0].id;
+  expect(records.quests.map((q: Record<string, unknown>) => [q.quest_name, q.quest_giver, q.quest_giver_id === grog, q.quest_category, q.success_definition])).toEqual([
+    ["Bare", null, false, "n/a", "Giver: Lady Kima"],
+    ["Hammer", null, false, "side", "Find the hammer.\n\nGiver: Nobody"],
+    ["Known", "Grog", true, "n/a", "Help Grog."],
+  ]);
 });
 
 test("bun run cms campaigns import-markdown DIR --owner imports a folder; a path that is not a folder is refused", async () => {
