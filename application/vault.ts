@@ -154,8 +154,18 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
     const byId = byOldId.get(value);
     return byId?.kind === "session" ? byId : sessionByName.get(normalizeAlias(value.replace(/^\[\[|\]\]$/g, "")).toLowerCase());
   };
+  // Obsidian's folder notes: the location "Emon" of `Locations/Emon.md` or `Locations/Emon/Emon.md`
+  // is the parent of the locations in `Locations/Emon/`. Keyed by path without ".md", lower case.
+  const locationAt = new Map(planned.filter((p) => p.kind === "location").map((p) => [p.file.path.replace(/\.md$/i, "").toLowerCase(), p]));
+  const folderNoteParent = (p: Planned): Planned | undefined => {
+    // A folder note's own folder is not its parent's: look one folder up.
+    const folders = p.folders.at(-1)?.toLowerCase() === p.name.toLowerCase() ? p.folders.slice(0, -1) : p.folders;
+    const folder = folders.at(-1);
+    if (!folder) return undefined;
+    return [[...folders, folder], [...folders.slice(0, -1), folder]].map((path) => locationAt.get(path.join("/").toLowerCase())).find((found) => found && found !== p);
+  };
   const parentOf = (p: Planned, kind: Kind): string | null => {
-    const parent = byOldId.get(string(p.file.frontMatter?.parent) ?? "");
+    const parent = byOldId.get(string(p.file.frontMatter?.parent) ?? "") ?? (kind === "location" ? folderNoteParent(p) : undefined);
     return parent && parent.kind === kind && parent !== p ? parent.newId : null;
   };
 

@@ -224,6 +224,30 @@ test("a quest whose giver names nobody in the vault is kept without a giver, the
   ]);
 });
 
+test("nested location folders: a folder note (Emon.md beside or inside Emon/) is the parent of the folder's locations", async () => {
+  const response = await importZip(
+    zipSync({
+      "V/Locations/Tal'Dorei.md": strToU8("A continent."),
+      "V/Locations/Tal'Dorei/Whitestone.md": strToU8("A city."),
+      "V/Locations/Tal'Dorei/Emon/Emon.md": strToU8("The capital."),
+      "V/Locations/Tal'Dorei/Emon/The Slayer's Take.md": strToU8("A guild hall."),
+      "V/Locations/Wildemount/Rexxentrum.md": strToU8("No folder note for Wildemount."),
+    }),
+  );
+  expect(response.status).toBe(201);
+  const { id, counts } = await response.json();
+  expect(counts).toEqual({ location: 5, journal_folder: 0 });
+  const records = await exported(id);
+  const nameOf = new Map(records.locations.map((l: Record<string, unknown>) => [l.id, l.name]));
+  expect(records.locations.map((l: Record<string, unknown>) => [l.name, nameOf.get(l.parent_id) ?? null])).toEqual([
+    ["Tal'Dorei", null],
+    ["Emon", "Tal'Dorei"],
+    ["The Slayer's Take", "Emon"],
+    ["Whitestone", "Tal'Dorei"],
+    ["Rexxentrum", null],
+  ]);
+});
+
 test("bun run cms campaigns import-markdown DIR --owner imports a folder; a path that is not a folder is refused", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "cms-vault-"));
   try {
