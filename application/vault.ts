@@ -7,7 +7,7 @@ import { DEFAULT_LANGUAGE, type Campaign } from "../domain/campaign.ts";
 import { CHARACTER_TYPES, type Character, type CharacterType } from "../domain/characters.ts";
 import type { Entity, EntityKind } from "../domain/entities.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
-import type { JournalEntry, JournalFolder } from "../domain/journals.ts";
+import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT, type JournalEntry, type JournalFolder } from "../domain/journals.ts";
 import type { Moment } from "../domain/moments.ts";
 import { applyQuestPatch, emptyQuest, QUEST_CATEGORIES, QUEST_STATUSES, type Quest, type QuestCategory, type QuestStatus } from "../domain/quests.ts";
 import { BEAT_TYPES, type Beat, type BeatType } from "../domain/beats.ts";
@@ -181,10 +181,12 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
 
   const counts: Record<string, number> = {};
   const count = (kind: string) => (counts[kind] = (counts[kind] ?? 0) + 1);
+  let journalTokens = 0;
   const written: ((tx: Repositories) => Promise<void>)[] = [];
   const write = () => deps.records.withTransaction(async (tx): Promise<Result<{ id: string; counts: Record<string, number> }>> => {
     for (const key of Object.keys(counts)) delete counts[key];
     written.length = 0;
+    journalTokens = 0;
     await seedCampaign(tx, deps, campaign, at);
     for (const folder of folders.values()) await tx.folders.insert(folder);
     // Sessions first (beats and moments name them), then every other record, then links and search over them all.
@@ -263,6 +265,13 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
             cover_image: null, is_pinned: false, is_public: front.public === true, status: "draft", published_at: null, archived_at: null,
             folder_id: p.folders.length ? folders.get(p.folders.join("/").toLowerCase())!.id : null, author_id: ownerId, last_edited_by_id: ownerId, created_at: at, updated_at: null,
           };
+          // The journal limits hold for imported notes as for written ones (the count is the one they are checked with).
+          entry.token_count = await deps.ask.tokens.count(content);
+          if (entry.token_count > ENTRY_TOKEN_LIMIT)
+            return badNote(p.file.path, `the note has ${entry.token_count.toLocaleString("en")} tokens, over the journal entry limit of ${ENTRY_TOKEN_LIMIT.toLocaleString("en")}`);
+          journalTokens += entry.token_count;
+          if (journalTokens > CAMPAIGN_TOKEN_LIMIT)
+            return badNote(p.file.path, `the journal notes reach ${journalTokens.toLocaleString("en")} tokens here, over the campaign limit of ${CAMPAIGN_TOKEN_LIMIT.toLocaleString("en")}`);
           await tx.journals.insert(entry);
           written.push((tx) => afterJournal(tx, deps, entry, null));
           break;

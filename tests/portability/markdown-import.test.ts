@@ -203,6 +203,30 @@ test("bad input names the note and creates nothing", async () => {
   expect(await campaignCount()).toBe(before);
 });
 
+test("journal notes keep the journal limits: an entry over 50,000 tokens, or a vault over 1,000,000, is refused whole", async () => {
+  const before = await campaignCount();
+  const charactersBefore = (await service.db.query<{ n: number }>("select count(*)::int as n from characters"))[0]!.n;
+  const words = (n: number) => strToU8(Array(n).fill("a").join(" ")); // "a a a …": one token a word
+  const refused = async (zip: Uint8Array) => {
+    const response = await importZip(zip);
+    expect(response.status).toBe(422);
+    return (await response.json()).detail[0].msg as string;
+  };
+  expect(await refused(zipSync({ "V/Characters/Grog.md": strToU8("A goliath."), "V/Notes/Long.md": words(50_001) }))).toBe(
+    "Notes/Long.md: the note has 50,001 tokens, over the journal entry limit of 50,000; nothing was imported",
+  );
+  // Twenty notes at the entry limit fit; the 21st passes the campaign's total after a character and
+  // twenty entries were written: the whole import is rolled back.
+  const notes: Record<string, Uint8Array> = { "V/Characters/Grog.md": strToU8("A goliath.") };
+  for (let i = 1; i <= 21; i++) notes[`V/Notes/Part ${String(i).padStart(2, "0")}.md`] = words(50_000);
+  expect(await refused(zipSync(notes))).toBe(
+    "Notes/Part 21.md: the journal notes reach 1,050,000 tokens here, over the campaign limit of 1,000,000; nothing was imported",
+  );
+  expect(await campaignCount()).toBe(before);
+  expect((await service.db.query<{ n: number }>("select count(*)::int as n from characters"))[0]!.n).toBe(charactersBefore);
+  expect((await service.db.query<{ n: number }>("select count(*)::int as n from journal_entries where title like 'Part %'"))[0]!.n).toBe(0);
+});
+
 test("a quest whose giver names nobody in the vault is kept without a giver, the name left in its text", async () => {
   const response = await importZip(
     zipSync({
