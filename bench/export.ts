@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
+import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
-import { stopChild } from "./lib/processes.ts";
 import { writeResults } from "./lib/report.ts";
 import { createCampaign, createUserWithKey } from "./lib/seed.ts";
 import { ADMIN_KEY, startService } from "./lib/servers.ts";
@@ -25,10 +25,11 @@ process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = "true";
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
-const scratch = await createScratchDatabase(ADMIN_URL, "cms_bench_export");
+// runBench stops the server and drops the scratch database (each run's is several hundred MB).
+await runBench(async () => {
+const scratch = await createScratchDatabase(ADMIN_URL, "cms_bench_export", process.env.BENCH_KEEP_DB === "1");
 const server = await startService({ name: "service-postgres", databaseUrl: scratch.url, logLevel: "warn" });
 const pid = server.child.proc.pid;
-try {
   const { key } = await createUserWithKey(server.url);
   const campaignId = await createCampaign(server.url, key, { title: "Vox Machina (bench)" });
   const as = (k: string) => ({ "x-api-key": k, "content-type": "application/json" });
@@ -128,7 +129,4 @@ try {
   };
   console.log(JSON.stringify(results, null, 2));
   writeResults("export.json", results);
-} finally {
-  await stopChild(server.child);
-
-}
+}, intEnv("BENCH_TIME_LIMIT", 3600, 60, 86_400));
