@@ -49,16 +49,8 @@ for (const c of cases) {
     const users: Record<"gm" | "ann" | "bob", { id: string; key: string }> = {} as never;
     let campaignId = "";
 
-    const call = async (method: string, path: string, key: string, body?: unknown) => {
-      const response = await service.request(method, path, { key, body });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    };
-    const post = async (path: string, body: unknown, key = users.gm.key) => {
-      const reply = await call("POST", path, key, body);
-      if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-      return reply.body;
-    };
+    const call = (method: string, path: string, key: string, body?: unknown) => service.call(method, path, key, body);
+    const post = (path: string, body: unknown, key = users.gm.key) => service.post(path, body, key);
     const ask = (text: string, extra: Partial<RetrievalQuery> = {}): Promise<Passage[]> =>
       service.deps.retriever.retrieve({ campaignId, text, journals: { all: true }, limit: 5, ...extra });
     const pending = () => service.deps.retriever.indexPending!(null);

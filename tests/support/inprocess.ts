@@ -27,5 +27,17 @@ export async function inProcessService(database?: SqlDatabase, options: { config
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       }),
     );
-  return { app, db, deps, adminKey, info, logged, request, close: () => (database ? Promise.resolve() : db.close()) };
+  /** A JSON call: the status and the parsed body (null when empty). */
+  const call = async (method: string, path: string, key: string, body?: unknown) => {
+    const response = await request(method, path, { key, body });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  /** A POST that must succeed: its parsed body, or an error naming the path, status and body. */
+  const post = async (path: string, body: unknown, key: string) => {
+    const reply = await call("POST", path, key, body);
+    if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body;
+  };
+  return { app, db, deps, adminKey, info, logged, request, call, post, close: () => (database ? Promise.resolve() : db.close()) };
 }
