@@ -24,13 +24,18 @@ export { loadMigrations, MIGRATIONS_DIR } from "./schema.ts";
 
 export { openDatabase, openMigratedMemoryPglite, type OpenedDatabase } from "./database.ts";
 
-/** Gemini, its SDK loaded on the first question (start-up and memory stay lean without a key or questions). */
+type GeminiModule = typeof import("../adapters/ai/gemini.ts");
+type GeminiOptions = { apiKey: string; model: string; embeddingModel: string; baseUrl?: string };
+
+/** A Gemini adapter made on first use: the SDK is imported then, so start-up and memory stay lean without a key or questions. */
+function lazyGeminiAdapter<T>(gemini: Config["gemini"] & { apiKey: string }, make: (module: GeminiModule, options: GeminiOptions) => T): () => Promise<T> {
+  let adapter: Promise<T> | null = null;
+  const options = { apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl };
+  return () => (adapter ??= import("../adapters/ai/gemini.ts").then((module) => make(module, options)));
+}
+
 function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageModel {
-  let model: Promise<LanguageModel> | null = null;
-  const load = () =>
-    (model ??= import("../adapters/ai/gemini.ts").then(
-      ({ GeminiLanguageModel }) => new GeminiLanguageModel({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
-    ));
+  const load = lazyGeminiAdapter(gemini, ({ GeminiLanguageModel }, options) => new GeminiLanguageModel(options));
   return {
     name: gemini.model,
     generate: async (request: GenerateRequest) => (await load()).generate(request),
@@ -40,13 +45,8 @@ function lazyGemini(gemini: Config["gemini"] & { apiKey: string }): LanguageMode
   };
 }
 
-/** Gemini embeddings, the SDK loaded on first use like the answerer's. */
 function lazyGeminiEmbedder(gemini: Config["gemini"] & { apiKey: string }): Embedder {
-  let embedder: Promise<Embedder> | null = null;
-  const load = () =>
-    (embedder ??= import("../adapters/ai/gemini.ts").then(
-      ({ GeminiEmbedder }) => new GeminiEmbedder({ apiKey: gemini.apiKey, model: gemini.model, embeddingModel: gemini.embeddingModel, baseUrl: gemini.baseUrl }),
-    ));
+  const load = lazyGeminiAdapter(gemini, ({ GeminiEmbedder }, options) => new GeminiEmbedder(options));
   return {
     name: gemini.embeddingModel,
     dimensions: 768, // GEMINI_EMBEDDING_DIMENSIONS, without loading the SDK to read it
