@@ -49,44 +49,34 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
   const pruning = setInterval(prune, PRUNE_EVERY_MS);
   // Images: objects of uploads never completed, and of records or campaigns deleted since, are
   // deleted here (any instance may; deleting twice is harmless). One sweep at a time.
-  let sweeping: Promise<void> | null = null;
-  const sweep = () => {
-    if (stopped || sweeping) return;
-    sweeping = (async () => {
-      try {
-        while (!stopped && (await sweepImages(deps)) > 0);
-      } catch (error) {
-        deps.log.error("image sweep failed", { error: (error as Error).message });
-      }
-    })().finally(() => {
-      sweeping = null;
-    });
-  };
-  const sweepTimer = setInterval(sweep, options.imageSweepMs ?? 60_000);
+  const sweeping = onePassAtATime(async () => {
+    if (stopped) return;
+    try {
+      while (!stopped && (await sweepImages(deps)) > 0);
+    } catch (error) {
+      deps.log.error("image sweep failed", { error: (error as Error).message });
+    }
+  });
+  const sweepTimer = setInterval(sweeping.start, options.imageSweepMs ?? 60_000);
   // Ask's dense vectors (an embedder is configured): passages written since the last look are
   // embedded in batches here, never in the write's transaction. A provider refusal waits for its
   // retry hint (or a minute); one pass at a time, stopped with the worker.
   const embedding = new AbortController();
-  let embedRunning: Promise<void> | null = null;
   let embedPausedUntil = 0;
-  const embed = () => {
+  const embedPass = onePassAtATime(async () => {
     const indexPending = deps.retriever.indexPending?.bind(deps.retriever);
-    if (!indexPending || stopped || embedRunning || Date.now() < embedPausedUntil) return;
-    embedRunning = (async () => {
-      try {
-        const embedded = await indexPending(null, embedding.signal);
-        if (embedded) deps.log.debug("ask passages embedded", { passages: embedded });
-      } catch (error) {
-        if (embedding.signal.aborted) return;
-        const retryAfter = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
-        embedPausedUntil = Date.now() + (retryAfter ?? 60) * 1000;
-        deps.log.warn("ask embedding failed", { error: (error as Error).message, retryInSeconds: retryAfter ?? 60 });
-      }
-    })().finally(() => {
-      embedRunning = null;
-    });
-  };
-  const embedTimer = deps.retriever.indexPending ? setInterval(embed, options.embedMs ?? 2000) : null;
+    if (!indexPending || stopped || Date.now() < embedPausedUntil) return;
+    try {
+      const embedded = await indexPending(null, embedding.signal);
+      if (embedded) deps.log.debug("ask passages embedded", { passages: embedded });
+    } catch (error) {
+      if (embedding.signal.aborted) return;
+      const retryAfter = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
+      embedPausedUntil = Date.now() + (retryAfter ?? 60) * 1000;
+      deps.log.warn("ask embedding failed", { error: (error as Error).message, retryInSeconds: retryAfter ?? 60 });
+    }
+  });
+  const embedTimer = deps.retriever.indexPending ? setInterval(embedPass.start, options.embedMs ?? 2000) : null;
   return {
     wake,
     stop: async () => {
@@ -98,9 +88,22 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       if (embedTimer) clearInterval(embedTimer);
       embedding.abort();
       await running;
-      await sweeping;
-      await embedRunning;
+      await sweeping.current();
+      await embedPass.current();
     },
+  };
+}
+
+/** A periodic pass that never overlaps itself: `start` while one runs does nothing; `current` is the running one. */
+function onePassAtATime(pass: () => Promise<void>) {
+  let running: Promise<void> | null = null;
+  return {
+    start: () => {
+      running ??= pass().finally(() => {
+        running = null;
+      });
+    },
+    current: () => running,
   };
 }
 
