@@ -153,7 +153,7 @@ test("export.zip → import-markdown → export.zip gives the same vault (up to 
   // Searchable at once.
   const found = await as(key, "GET", `/v1/campaigns/${imported.id}/search?q=Titanstone`);
   expect(found.items.map((hit: { name: string }) => hit.name)).toEqual(["Titanstone Knuckles"]);
-});
+}, 30_000); // the first journal entry starts the tokenizer thread: seconds on a loaded machine
 
 test("a hand-made Obsidian vault: kinds from folders, journals for the rest, aliases, embedded pictures, [[a|b]] and [[a#h]] linked", async () => {
   const response = await importZip(zipDir(FIXTURE, "Tal'Dorei"));
