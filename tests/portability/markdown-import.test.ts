@@ -10,14 +10,11 @@ import { inProcessService } from "../support/inprocess.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "vault", "Tal'Dorei");
 
 let service: Awaited<ReturnType<typeof inProcessService>>;
-let owner: { id: string };
+let owner: { id: string; key: string };
 let key: string;
 
-const as = async (who: string, method: string, path: string, body?: unknown) => {
-  const response = await service.request(method, path, { key: who, body });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return response;
-};
+const as = (who: string, method: string, path: string, body?: unknown) => service.must(method, path, who, body);
+const zipOf = async (path: string) => new Uint8Array(await (await service.request("GET", path, { key, must: true })).arrayBuffer());
 const importZip = (zip: Uint8Array, query = "") =>
   service.app.handle(
     new Request(`http://localhost/internal/v1/campaigns/import-markdown?owner_id=${owner.id}${query}`, {
@@ -26,7 +23,7 @@ const importZip = (zip: Uint8Array, query = "") =>
       body: new Blob([zip as Uint8Array<ArrayBuffer>]),
     }),
   );
-const exported = async (campaignId: string) => (await (await as(service.adminKey, "GET", `/internal/v1/campaigns/${campaignId}/export`)).json()).records;
+const exported = async (campaignId: string) => (await as(service.adminKey, "GET", `/internal/v1/campaigns/${campaignId}/export`)).records;
 const campaignCount = async () => (await service.db.query<{ n: number }>("select count(*)::int as n from campaigns"))[0]!.n;
 
 /** The fixture folder as a zip under its own name, as the CLI sends it. */
@@ -45,37 +42,37 @@ function zipDir(dir: string, root: string): Uint8Array {
 
 beforeAll(async () => {
   service = await inProcessService();
-  owner = await (await as(service.adminKey, "POST", "/internal/v1/users", { name: "Matt", email: "matt@example.test" })).json();
-  key = (await (await as(service.adminKey, "POST", `/internal/v1/users/${owner.id}/keys`, {})).json()).key;
+  owner = await service.newUser("Matt", "matt@example.test");
+  key = owner.key;
 });
 afterAll(() => service.close());
 
 test("export.zip → import-markdown → export.zip gives the same vault (up to ids)", async () => {
-  const c = await (await as(key, "POST", "/v1/campaigns", { title: "Vox Machina", description: "Tal'Dorei adventures" })).json();
+  const c = await as(key, "POST", "/v1/campaigns", { title: "Vox Machina", description: "Tal'Dorei adventures" });
   const cid = c.id;
   await as(key, "POST", "/v1/characters", { campaign_id: cid, character_name: "Grog", character_aliases: ["Grog Strongjaw"], description: "Friend of [[Pike]] from [[Emon|the city]]", backstory: "Exiled from the [[Herd of Storms]]." });
   await as(key, "POST", "/v1/characters", { campaign_id: cid, character_name: "Pike", type: "PC", player_name: "Ashley", description: "Cleric of [[Sarenrae]]." });
-  const taldorei = await (await as(key, "POST", "/v1/locations", { campaign_id: cid, name: "Tal'Dorei", aliases: ["The Continent"] })).json();
+  const taldorei = await as(key, "POST", "/v1/locations", { campaign_id: cid, name: "Tal'Dorei", aliases: ["The Continent"] });
   await as(key, "POST", "/v1/locations", { campaign_id: cid, name: "Emon", type: "city", description: "Capital; home of [[Grog]].", parent_id: taldorei.id });
   await as(key, "POST", "/v1/factions", { campaign_id: cid, name: "Herd of Storms", description: "Goliath raiders." });
   await as(key, "POST", "/v1/items", { campaign_id: cid, name: "Titanstone Knuckles", description: "Worn by [[Grog]]." });
-  const folder = await (await as(key, "POST", "/v1/journal-folders", { world_id: cid, name: "Gods", path: "Lore/Gods" })).json();
+  const folder = await as(key, "POST", "/v1/journal-folders", { world_id: cid, name: "Gods", path: "Lore/Gods" });
   await as(key, "POST", "/v1/journals", { world_id: cid, title: "Sarenrae", summary: "The Everlight", content: "Dawn goddess; [[Pike]] prays to her.", tags: ["gods"], folder_id: folder.id, is_public: true });
   await as(key, "POST", "/v1/journals", { world_id: cid, title: "Loose note", content: "Ask [[Grog]] about the [[Titanstone Knuckles]]." });
-  const session = await (await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: cid, title: "Arrival", session_date: "2015-03-12T19:00:00.000Z", type: "chatVoice", summary: "The party reaches [[Emon]]." })).json();
-  const arc = await (await as(key, "POST", "/v1/beats", { campaign_id: cid, label: "The Briarwoods", type: "major", description: "Villains of [[Tal'Dorei]]", game_session_ids: [session.id] })).json();
+  const session = await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: cid, title: "Arrival", session_date: "2015-03-12T19:00:00.000Z", type: "chatVoice", summary: "The party reaches [[Emon]]." });
+  const arc = await as(key, "POST", "/v1/beats", { campaign_id: cid, label: "The Briarwoods", type: "major", description: "Villains of [[Tal'Dorei]]", game_session_ids: [session.id] });
   await as(key, "POST", "/v1/beats", { campaign_id: cid, label: "Whitestone", type: "minor", parent_id: arc.id });
   await as(key, "POST", "/v1/moments", { campaign_id: cid, label: "Grog's entrance", content: "[[Grog]] kicks the door.", session_id: session.id, categories: ["funny"] });
   await as(key, "POST", "/v1/quests", { campaign_id: cid, quest_name: "Find the hammer", quest_giver: "Grog", status: "in-progress", quest_category: "side", success_definition: "The hammer is found", next_action: "Ask in [[Emon]]" });
 
-  const first = new Uint8Array(await (await as(key, "GET", `/v1/campaigns/${cid}/export.zip?format=markdown`)).arrayBuffer());
+  const first = await zipOf(`/v1/campaigns/${cid}/export.zip?format=markdown`);
   const response = await importZip(first);
   expect(response.status).toBe(201);
   const imported = await response.json();
   expect(imported.counts).toEqual({ session: 1, character: 2, location: 2, faction: 1, item: 1, beat: 2, moment: 1, quest: 1, journal: 2, journal_folder: 2 });
   expect(imported.id).not.toBe(cid);
 
-  const second = new Uint8Array(await (await as(key, "GET", `/v1/campaigns/${imported.id}/export.zip?format=markdown`)).arrayBuffer());
+  const second = await zipOf(`/v1/campaigns/${imported.id}/export.zip?format=markdown`);
   const notesOf = (zip: Uint8Array) => {
     const files = unzipSync(zip);
     const ids = new Map<string, string>();
@@ -132,7 +129,7 @@ test("export.zip → import-markdown → export.zip gives the same vault (up to 
   expect(b.moments.map((m: Record<string, unknown>) => [m.label, m.session_id === b.sessions[0].id, m.categories])).toEqual([["Grog's entrance", true, ["funny"]]]);
   expect(b.sessions.map((x: Record<string, unknown>) => [x.title, x.type, x.session_date])).toEqual([["Arrival", "chatVoice", "2015-03-12T19:00:00+00:00"]]);
   // Searchable at once.
-  const found = await (await as(key, "GET", `/v1/campaigns/${imported.id}/search?q=Titanstone`)).json();
+  const found = await as(key, "GET", `/v1/campaigns/${imported.id}/search?q=Titanstone`);
   expect(found.items.map((hit: { name: string }) => hit.name)).toEqual(["Titanstone Knuckles"]);
 });
 
