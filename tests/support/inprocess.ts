@@ -51,10 +51,11 @@ export async function inProcessService(database?: SqlDatabase, options: { config
     call: (method: string, path: string, body?: unknown) => call(method, path, key, body),
     must: (method: string, path: string, body?: unknown) => must(method, path, key, body),
   });
-  /** A user with a key of their own, made through the admin routes: `{ id, name, email, key }`. */
+  /** A user with a key of their own, made through the admin routes: `{ id, name, email, key, keyId }`. */
   const newUser = async (name: string, email: string) => {
     const user: { id: string; name: string; email: string } = await must("POST", "/internal/v1/users", adminKey, { name, email });
-    return { ...user, key: (await must("POST", `/internal/v1/users/${user.id}/keys`, adminKey, {})).key as string };
+    const issued = await must("POST", `/internal/v1/users/${user.id}/keys`, adminKey, {});
+    return { ...user, key: issued.key as string, keyId: issued.id as string };
   };
   return { app, db, deps, adminKey, info, logged, request, call, must, post, as, newUser, close: () => (database ? Promise.resolve() : db.close()) };
 }
