@@ -76,10 +76,7 @@ await forEachBackend("campaign export and import", (backend) => {
     const opened = await backend.open();
     closeDb = opened.close;
     service = await inProcessService(opened.db);
-    for (const who of ["gm", "player", "importer"]) {
-      const user = await ok("admin", "POST", "/internal/v1/users", { name: who, email: `${who}@example.test` });
-      users[who] = { id: user.id, key: (await ok("admin", "POST", `/internal/v1/users/${user.id}/keys`, {})).key };
-    }
+    for (const who of ["gm", "player", "importer"]) users[who] = await service.newUser(who, `${who}@example.test`);
   });
   afterAll(async () => {
     await service?.close();
