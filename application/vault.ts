@@ -280,8 +280,13 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
     let picked: { path: string; bytes: Uint8Array | null; size: number } | undefined;
     if (declared && /^https?:\/\//i.test(declared)) {
       const key = store.keyOfUrl(declared);
-      const info = key ? await store.head(key) : null;
-      if (key && info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
+      // An image from elsewhere stays a link, as a record's image may be (never fetched; https only, as the API asks).
+      if (!key) {
+        if (/^https:\/\//i.test(declared)) imageUrl.set(p, declared);
+        continue;
+      }
+      const info = await store.head(key);
+      if (info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
     } else if (declared) {
       const asset = findAsset(declared.replace(/^!?\[\[([^\]|#]*)(?:[#|][^\]]*)?\]\]$/, "$1").trim(), p.file.path);
       if (asset) picked = { ...asset, size: asset.bytes.byteLength };
