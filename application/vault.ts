@@ -19,6 +19,7 @@ import { seedCampaign } from "./campaigns.ts";
 import { afterWrite as afterCharacter } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { afterWrite as afterEntity } from "./entities.ts";
+import { oneAtATime } from "./images.ts";
 import { afterWrite as afterJournal } from "./journals.ts";
 import { syncWikilinks } from "./links.ts";
 import { afterWrite as afterMoment } from "./moments.ts";
@@ -272,7 +273,6 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
   const takeBack = async () => {
     for (const image of images) await store.delete(image.key).catch(() => undefined);
   };
-  const cleanedOf = new Map<string, Awaited<ReturnType<typeof processor.clean>>>();
   for (const p of planned) {
     const entityType = IMAGE_KIND[p.kind];
     if (!entityType) continue;
@@ -280,8 +280,13 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
     let picked: { path: string; bytes: Uint8Array | null; size: number } | undefined;
     if (declared && /^https?:\/\//i.test(declared)) {
       const key = store.keyOfUrl(declared);
-      const info = key ? await store.head(key) : null;
-      if (key && info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
+      // An image from elsewhere stays a link, as a record's image may be (never fetched; https only, as the API asks).
+      if (!key) {
+        if (/^https:\/\//i.test(declared)) imageUrl.set(p, declared);
+        continue;
+      }
+      const info = await store.head(key);
+      if (info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
     } else if (declared) {
       const asset = findAsset(declared.replace(/^!?\[\[([^\]|#]*)(?:[#|][^\]]*)?\]\]$/, "$1").trim(), p.file.path);
       if (asset) picked = { ...asset, size: asset.bytes.byteLength };
@@ -295,14 +300,16 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
         }
       }
     if (!picked) continue;
-    let cleaned = cleanedOf.get(picked.path);
-    if (!cleaned) {
-      cleaned = picked.bytes ? await processor.clean(picked.bytes, limits) : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
-      if (cleaned.ok) {
-        const verdict = await moderator.review(cleaned.image);
-        if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
-      }
-      cleanedOf.set(picked.path, cleaned);
+    // One decode at a time with the uploads' (each holds a decoded picture); nothing is kept between
+    // notes, so a vault of many pictures holds one re-encoding at a time (a file several notes embed is
+    // cleaned again for each).
+    const bytes = picked.bytes;
+    let cleaned: Awaited<ReturnType<typeof processor.clean>> = bytes
+      ? await oneAtATime(() => processor.clean(bytes, limits))
+      : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+    if (cleaned.ok) {
+      const verdict = await moderator.review(cleaned.image);
+      if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
     }
     if (!cleaned.ok) {
       await takeBack();
@@ -314,7 +321,6 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
     await store.put(key, cleaned.image.bytes, cleaned.image.contentType);
     imageUrl.set(p, url);
   }
-  cleanedOf.clear();
   if (campaignNote) campaign.image = imageUrl.get(campaignNote) ?? null;
 
   const counts: Record<string, number> = {};

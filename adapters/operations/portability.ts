@@ -42,13 +42,14 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
-/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`. */
-export function vaultZip(notes: VaultNote[], root: string): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
+/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`, and its pictures' bytes (stored, not compressed again). */
+export function vaultZip(notes: VaultNote[], root: string, pictures: { path: string; bytes: Uint8Array }[] = []): Uint8Array {
+  const files: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {};
   for (const note of notes) {
     const path = [root, note.folder, `${note.name}.md`].filter(Boolean).join("/");
     files[path] = strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`);
   }
+  for (const picture of pictures) files[`${root}/${picture.path}`] = [picture.bytes, { level: 0 }];
   return zipSync(files, { level: 6 });
 }
 
@@ -125,6 +126,12 @@ export const MarkdownImportResult = Type.Object(
 export const MarkdownExportQuery = Type.Object({
   format: Type.Optional(Type.Literal("markdown", { description: "markdown (the only format of the zip)" })),
   scope: ExportQuery.properties.scope,
+  include_images: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (the zip is built in memory: it then holds the images too). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
+    }),
+  ),
 });
 
 export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
@@ -146,7 +153,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     id: "exportCampaignMarkdown",
     summary: "Export a campaign as an Obsidian vault",
     description:
-      "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
+      "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session, image) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. With include_images=true the managed images are in the zip too (Images/), named by front matter image. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
     tag: "Export and import",
     access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export.zip", status: 200 },
@@ -155,7 +162,14 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       const root = safeName(access.campaign.title);
-      const zip = vaultZip(await campaignVault(deps, access.campaign.id, mine ? caller.userId : null), root);
+      const { notes, pictures } = await campaignVault(deps, access.campaign.id, mine ? caller.userId : null, { includeImages: query.include_images === true });
+      // Read after the snapshot, as the JSON export does: an image deleted since is left out.
+      const files: { path: string; bytes: Uint8Array }[] = [];
+      for (const picture of pictures) {
+        const stream = await deps.images.store.read(picture.objectKey);
+        if (stream) files.push({ path: picture.path, bytes: new Uint8Array(await new Response(stream).arrayBuffer()) });
+      }
+      const zip = vaultZip(notes, root, files);
       return ok(new RawResponse("application/zip", zip, { "content-disposition": `attachment; filename="campaign-${access.campaign.id}.zip"` }));
     },
   }),

@@ -202,6 +202,12 @@ for (const c of cases) {
           for (let i = 1; i < byPgvector.length; i++) expect(exact.get(byPgvector[i]!)!).toBeLessThanOrEqual(exact.get(byPgvector[i - 1]!)! + 1e-6);
           for (let i = 1; i < inApp.length; i++) expect(exact.get(inApp[i]!)!).toBeLessThanOrEqual(exact.get(inApp[i - 1]!)! + 0.02);
           expect(Math.abs(exact.get(inApp[0]!)! - exact.get(byPgvector[0]!)!)).toBeLessThanOrEqual(0.02);
+          // And the whole retrieval (words fused with vectors) cites the same passages either way.
+          const inAppRetriever = sqlRetriever(db, { embedder: new GeminiEmbedder({ ...gemini, apiKey: FAKE_GEMINI_KEY }), vectorSearch: "application" });
+          const asked = { campaignId, text: question, journals: { all: true } as const, limit: 5 };
+          const viaPgvector = (await ask(question)).map((p) => p.sourceId);
+          expect(viaPgvector.length).toBeGreaterThan(0);
+          expect((await inAppRetriever.retrieve(asked)).map((p) => p.sourceId)).toEqual(viaPgvector);
         }
       });
 

@@ -426,6 +426,79 @@ test("a picture that is not an image, too large or too many pixels is refused by
   expect({ campaigns: await campaignCount(), images: await count("images"), characters: await count("characters"), objects: (await service.deps.images.store.list("campaigns/")).length }).toEqual(before);
 });
 
+test("pictures round trip: export.zip?include_images=true → import-markdown → export.zip gives the same notes and pictures; without it, the URLs are copied from this service", async () => {
+  const campaign = await as(key, "POST", "/v1/campaigns", { title: "Whitestone" });
+  const cid = campaign.id;
+  const vex = await as(key, "POST", "/v1/characters", { campaign_id: cid, character_name: "Vex", description: "Ranger. ![[not in the vault.png]]" });
+  const emonFaction = await as(key, "POST", "/v1/factions", { campaign_id: cid, name: "Emon" });
+  const emonPlace = await as(key, "POST", "/v1/locations", { campaign_id: cid, name: "Emon" });
+  await as(key, "POST", "/v1/items", { campaign_id: cid, name: "Fenthras", image: "https://cdn.example.test/fenthras.png" });
+  // Uploaded as the owner does: init, PUT the bytes, complete.
+  for (const [entity_type, entity_id] of [["campaign", cid], ["character", vex.id], ["faction", emonFaction.id], ["location", emonPlace.id]]) {
+    const grant = await as(key, "POST", `/v1/campaigns/${cid}/images/init`, { entity_type, entity_id, file_name: "p.png", content_type: "image/png" });
+    expect((await service.app.handle(new Request(grant.upload_url, { method: "PUT", body: await png(), headers: { "content-type": "image/png" } }))).status).toBe(200);
+    await as(key, "POST", `/v1/campaigns/${cid}/images/complete`, { object_key: grant.object_key, entity_type, entity_id, attach: true });
+  }
+
+  type Note = { path: string; fields: Record<string, unknown>; body: string };
+  const vaultOf = async (zip: Uint8Array) => {
+    const files = unzipSync(zip);
+    const ids = new Map<string, string>();
+    const notes: Note[] = [];
+    const pictures: Record<string, string> = {};
+    for (const [path, bytes] of Object.entries(files)) {
+      if (!path.endsWith(".md")) {
+        // Pixels, not bytes: each import re-encodes (PNG is lossless, so the pixels must match).
+        pictures[path] = `${await shape(bytes)} ${Bun.hash(await sharp(bytes).raw().toBuffer()).toString(36)}`;
+        continue;
+      }
+      const [, front, body] = /^---\n([\s\S]*?)---\n\n([\s\S]*)$/.exec(strFromU8(bytes))!;
+      const fields = parse(front!) as Record<string, unknown>;
+      ids.set(String(fields.id), path);
+      notes.push({ path, fields, body: body! });
+    }
+    for (const note of notes) note.fields.id = ids.get(String(note.fields.id));
+    return { notes: notes.sort((a, b) => a.path.localeCompare(b.path)), pictures };
+  };
+
+  const first = await vaultOf(await zipOf(`/v1/campaigns/${cid}/export.zip?format=markdown&include_images=true`));
+  expect(Object.keys(first.pictures).sort()).toEqual(["Whitestone/Images/Emon (2).png", "Whitestone/Images/Emon.png", "Whitestone/Images/Vex.png", "Whitestone/Images/Whitestone.png"]);
+  expect(first.notes.map((n) => [n.path, n.fields.image])).toEqual([
+    ["Whitestone/Characters/Vex.md", "[[Images/Vex.png]]"],
+    ["Whitestone/Factions/Emon.md", "[[Images/Emon.png]]"],
+    ["Whitestone/Items/Fenthras.md", "https://cdn.example.test/fenthras.png"],
+    ["Whitestone/Locations/Emon.md", "[[Images/Emon (2).png]]"],
+    ["Whitestone/Whitestone.md", "[[Images/Whitestone.png]]"],
+  ]);
+  expect(first.notes[0]!.body).toBe("Ranger. ![[not in the vault.png]]\n");
+
+  const response = await importZip(await zipOf(`/v1/campaigns/${cid}/export.zip?format=markdown&include_images=true`));
+  expect(response.status).toBe(201);
+  const imported = await response.json();
+  expect(imported.counts).toEqual({ character: 1, faction: 1, location: 1, item: 1, journal_folder: 0, image: 4 });
+  expect(await vaultOf(await zipOf(`/v1/campaigns/${imported.id}/export.zip?format=markdown&include_images=true`))).toEqual(first);
+  const records = await exported(imported.id);
+  expect(records.items[0].image).toBe("https://cdn.example.test/fenthras.png");
+  expect(records.images.map((i: Record<string, unknown>) => i.entity_type).sort()).toEqual(["campaign", "character", "faction", "location"]);
+  for (const row of [records.campaign[0], records.characters[0], ...records.factions, ...records.locations]) {
+    expect(row.image).toStartWith(service.deps.images.store.publicUrl(`campaigns/${imported.id}/`));
+    expect(await shape((await served(row.image)) as Uint8Array)).toBe("png 32x32");
+  }
+
+  // Without include_images the notes name the images by URL; the import copies them while this service holds them.
+  const byUrl = await vaultOf(await zipOf(`/v1/campaigns/${cid}/export.zip?format=markdown`));
+  expect(Object.keys(byUrl.pictures)).toEqual([]);
+  const vexUrl = (await as(key, "GET", `/v1/characters/${vex.id}`)).image;
+  expect(byUrl.notes[0]!.fields.image).toBe(vexUrl);
+  const again = await importZip(await zipOf(`/v1/campaigns/${cid}/export.zip?format=markdown`));
+  expect(again.status).toBe(201);
+  const copy = await again.json();
+  expect(copy.counts.image).toBe(4);
+  const copied = await exported(copy.id);
+  expect(copied.characters[0].image).toStartWith(service.deps.images.store.publicUrl(`campaigns/${copy.id}/character/`));
+  expect(await served(copied.characters[0].image)).toEqual(await served(vexUrl));
+}, 30_000);
+
 test("bun run cms campaigns import-markdown DIR --owner imports a folder with its pictures; a path that is not a folder is refused", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "cms-vault-"));
   // The CLI works directly on this backend's database: PGlite in DATA_DIR, or a fresh PostgreSQL one.
