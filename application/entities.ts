@@ -13,7 +13,6 @@ import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
 
-export const ENTITY_NOUN: Record<EntityKind, string> = { faction: "Faction", location: "Location", item: "Item" };
 export const ENTITY_BUCKET: Record<EntityKind, string> = { faction: "factions", location: "locations", item: "items" };
 
 export type EntityView = Omit<Entity, "kind" | "parent_id"> & { parent_id?: string | null };
@@ -82,7 +81,7 @@ export async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, p
   );
 }
 
-const notFound = (kind: EntityKind) => `${ENTITY_NOUN[kind]} not found`;
+const notFound = (kind: EntityKind) => `${ENTITY_LINK_TYPE[kind]} not found`;
 const ofKind = (entity: Entity | null, kind: EntityKind) => (entity && entity.kind === kind ? entity : null);
 
 const WRITES: Writes<Entity, EntityFields> = { repository: (tx) => tx.entities, apply: applyFields, afterWrite };

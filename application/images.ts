@@ -77,7 +77,7 @@ export async function initUpload(
 const PROCESSING_SLOTS = 1;
 let processing = 0;
 const queued: (() => void)[] = [];
-async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   while (processing >= PROCESSING_SLOTS) await new Promise<void>((resolve) => queued.push(resolve));
   processing += 1;
   try {

@@ -92,6 +92,24 @@ async function counted(deps: Deps, entry: JournalEntry): Promise<JournalEntry> {
   return { ...entry, token_count: await deps.ask.tokens.count(entry.content) };
 }
 
+/**
+ * One batch of the backfill of migration 0019: entries saved before the service counted with its
+ * tokenizer (characters / 4) are recounted, entry and chunks, each in its own short transaction.
+ * The journal limits sum the stored counts, so a campaign's total is right after every entry.
+ * Returns how many entries were taken off the queue (0: nothing left).
+ */
+export async function recountJournalTokens(deps: Pick<Deps, "records"> & { ask: Pick<Deps["ask"], "tokens"> }, batch = 20): Promise<number> {
+  const due = await deps.records.journals.recountsDue(batch);
+  for (const entry of due) {
+    // Counted outside the transaction (a long text takes turns on the event loop); stored only if unchanged since.
+    const tokenCount = await deps.ask.tokens.count(entry.content);
+    const chunks = await deps.records.journals.chunks(entry.id);
+    const recounted = await Promise.all(chunks.map(async (chunk) => ({ ...chunk, token_count: await deps.ask.tokens.count(chunk.text) })));
+    await deps.records.withTransaction((tx) => tx.journals.storeRecount(entry.id, entry.content, tokenCount, recounted));
+  }
+  return due.length;
+}
+
 async function checkLimits(repos: Repositories, entry: JournalEntry): Promise<Result<true>> {
   if (entry.token_count > ENTRY_TOKEN_LIMIT)
     return fail("bad_request", `Journal entry exceeds the limit of ${ENTRY_TOKEN_LIMIT.toLocaleString("en")} tokens (${entry.token_count.toLocaleString("en")} tokens)`);

@@ -1,26 +1,16 @@
 // Link maintenance: bulk edits of a campaign's wikilinks, run as durable background tasks.
 import { aliasKey, normalizeAlias } from "../domain/aliases.ts";
-import { RESOLUTION_ORDER, type Link, type LinkToType } from "../domain/links.ts";
+import { RESOLUTION_ORDER, type Link, type LinkToType, type MaintenanceRequest } from "../domain/links.ts";
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { atLeast } from "../domain/journals.ts";
 import { linkMentions, retargetLinks, unlinkTarget } from "../domain/wikilinks.ts";
-import type { RecordRef, Repositories, Task, TextSource } from "../ports/records.ts";
+import type { RecordRef, Repositories, Task, TaskKind, TextSource } from "../ports/records.ts";
 import { campaignAccess, journalEntryPermission, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
 
-export const LINK_MAINTENANCE = "link_maintenance";
-
-export interface MaintenanceRequest {
-  operation: "add" | "remove" | "update";
-  campaign_id: string;
-  target_id: string;
-  target_type?: LinkToType;
-  alias?: string;
-  new_alias?: string;
-  new_target_id?: string;
-}
+export const LINK_MAINTENANCE = "link_maintenance" satisfies TaskKind;
 
 export interface TaskView {
   id: string;
@@ -41,10 +31,10 @@ const taskView = ({ payload: _payload, created_by: _by, ...task }: Task): TaskVi
 const namedByWikilinks = (type: string) => (RESOLUTION_ORDER as readonly string[]).includes(type);
 
 /** The target of the given type; without one, a record wikilinks can name (what a new target must be). */
-async function findTarget(repos: Repositories, type: LinkToType | undefined, id: string): Promise<RecordRef | null> {
+async function findTarget(repos: Repositories, type: LinkToType | undefined, id: string): Promise<(RecordRef & { type: LinkToType }) | null> {
   for (const candidate of type ? [type] : RESOLUTION_ORDER) {
     const found = await repos.lookup.findRecord(candidate, id);
-    if (found) return found;
+    if (found) return { ...found, type: candidate };
   }
   return null;
 }
@@ -199,7 +189,7 @@ export async function runNextTask(deps: Deps): Promise<boolean> {
   if (!task) return false;
   try {
     if (task.kind !== LINK_MAINTENANCE) throw new Error(`unknown task kind ${task.kind}`);
-    const counts = await deps.records.withTransaction((tx) => runMaintenance(tx, deps, task.payload as unknown as MaintenanceRequest, task.created_by));
+    const counts = await deps.records.withTransaction((tx) => runMaintenance(tx, deps, task.payload, task.created_by));
     await deps.records.tasks.finish(task.id, "succeeded", { ...counts }, null, nowIso(deps));
   } catch (error) {
     deps.log.warn("task failed", { task_id: task.id, kind: task.kind, error: (error as Error).message });

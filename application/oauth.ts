@@ -66,7 +66,8 @@ const cleanText = (value: string) => value.replace(/[\u0000-\u001f\u007f-\u009f\
 
 // ---- Registration (RFC 7591) ----
 
-export interface RegisteredClient {
+/** A type (not an interface) so it is a JSON record the store keeps as the client's metadata. */
+export type RegisteredClient = {
   client_id: string;
   client_id_issued_at: number;
   client_name: string;
@@ -75,7 +76,7 @@ export interface RegisteredClient {
   response_types: string[];
   token_endpoint_auth_method: "none";
   scope?: string;
-}
+};
 
 /**
  * Registers a public client. Redirect URIs are checked (HTTPS, loopback HTTP, or an app's own
@@ -120,7 +121,7 @@ export async function registerClient(deps: Deps, metadata: unknown): Promise<OAu
     client_name: name,
     redirect_uris: answer.redirect_uris,
     scope: answer.scope ?? null,
-    metadata: answer as unknown as Record<string, unknown>,
+    metadata: answer,
     created_at: at,
   });
   return { ok: true, value: answer };

@@ -3,6 +3,7 @@
 // written, all or nothing).
 import { CREATOR_ROLES } from "../domain/campaign.ts";
 import { IMAGE_FORMATS } from "../domain/images.ts";
+import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT } from "../domain/journals.ts";
 import type { BlobStore } from "../ports/blobs.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { ImportSection, PortableRow } from "../ports/records.ts";
@@ -185,7 +186,7 @@ function remap(value: unknown, ids: Map<string, string>): unknown {
 }
 
 /** Creates a campaign owned by `ownerId` from an export document's text. */
-export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids" | "digests" | "log" | "images">, ownerId: string, text: string): Promise<Result<{ id: string }>> {
+export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids" | "digests" | "log" | "images" | "ask">, ownerId: string, text: string): Promise<Result<{ id: string }>> {
   if (!(await deps.records.users.get(ownerId))) return fail("not_found", "User not found (owner_id)");
   let document: unknown;
   try {
@@ -242,6 +243,20 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
         if (value !== null && value !== undefined && !seen.has(String(value)) && !seen.has(String(value).split(":")[0]!))
           return bad(`records.${section}[${index}].${column}`, "names a record that is not in the file");
       }
+  // Journal token counts are the service's own, whatever the file says: a hand-edited file could
+  // understate them and slip past the journal limits (per entry and per campaign).
+  let journalTokens = 0;
+  for (const [index, row] of (sections.find((s) => s.section === "journal_entries")?.rows ?? []).entries()) {
+    const tokens = await deps.ask.tokens.count(typeof row.content === "string" ? row.content : "");
+    const said = `the file says ${typeof row.token_count === "number" ? row.token_count.toLocaleString("en") : String(row.token_count)}`;
+    const at = `records.journal_entries[${index}].content`;
+    if (tokens > ENTRY_TOKEN_LIMIT)
+      return bad(at, `(entry ${String(row.id)}) has ${tokens.toLocaleString("en")} tokens, over the journal entry limit of ${ENTRY_TOKEN_LIMIT.toLocaleString("en")} (${said})`);
+    journalTokens += tokens;
+    if (journalTokens > CAMPAIGN_TOKEN_LIMIT)
+      return bad(at, `(entry ${String(row.id)}) brings the campaign's journal entries to ${journalTokens.toLocaleString("en")} tokens, over the limit of ${CAMPAIGN_TOKEN_LIMIT.toLocaleString("en")}`);
+    row.token_count = tokens;
+  }
   const oldIds = [...seen].sort();
   const newIds = oldIds.map(() => deps.ids.next()).sort();
   const ids = new Map(oldIds.map((id, index) => [id, newIds[index]!]));

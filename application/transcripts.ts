@@ -157,7 +157,7 @@ export async function importTranscript(deps: Deps, caller: Caller, sessionId: st
       id: existing?.id ?? deps.ids.next(),
       session_id: sessionId,
       campaign_id: session.campaign_id,
-      body: finishCastAnalysis(staged.cast, gameMasterNames(campaignSpeakers)) as unknown as Record<string, unknown>,
+      body: finishCastAnalysis(staged.cast, gameMasterNames(campaignSpeakers)),
       source: "computed",
       pdf_saved_at: null,
       pdf_page_count: null,

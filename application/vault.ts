@@ -7,6 +7,7 @@ import { DEFAULT_LANGUAGE, type Campaign } from "../domain/campaign.ts";
 import { CHARACTER_TYPES, type Character, type CharacterType } from "../domain/characters.ts";
 import type { Entity, EntityKind } from "../domain/entities.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
+import { objectKeyFor, type ImageEntityType } from "../domain/images.ts";
 import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT, type JournalEntry, type JournalFolder } from "../domain/journals.ts";
 import type { Moment } from "../domain/moments.ts";
 import { applyQuestPatch, emptyQuest, QUEST_CATEGORIES, QUEST_STATUSES, type Quest, type QuestCategory, type QuestStatus } from "../domain/quests.ts";
@@ -18,6 +19,7 @@ import { seedCampaign } from "./campaigns.ts";
 import { afterWrite as afterCharacter } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { afterWrite as afterEntity } from "./entities.ts";
+import { oneAtATime } from "./images.ts";
 import { afterWrite as afterJournal } from "./journals.ts";
 import { syncWikilinks } from "./links.ts";
 import { afterWrite as afterMoment } from "./moments.ts";
@@ -32,10 +34,78 @@ export interface VaultFile {
   body: string;
 }
 
+/** A picture file of the vault (.png, .jpg, .jpeg, .gif, .webp, .avif), for the notes that embed it. */
+export interface VaultAsset {
+  /** Path inside the vault, "/"-separated: "attachments/pike.png". */
+  path: string;
+  bytes: Uint8Array;
+}
+
 export interface Vault {
   /** The vault's folder name: the campaign's title unless a note says `type: campaign`. */
   name: string;
   notes: VaultFile[];
+  /** Picture files (other files are never read). */
+  assets?: VaultAsset[];
+}
+
+/** Files a note's embed can make a managed image of (the formats uploads accept). */
+export const IMAGE_FILE = /\.(png|jpe?g|gif|webp|avif)$/i;
+
+/** Kinds with an `image` field; the others (beats, quests, journal entries) keep their embeds as text only. */
+const IMAGE_KIND: Partial<Record<Kind, ImageEntityType>> = { campaign: "campaign", character: "character", faction: "faction", location: "location", item: "item", session: "session", moment: "moment" };
+
+/**
+ * A note's embeds in order: `![[pic.png]]`, `![[sub/pic.jpg|300]]`, `![alt](relative/pic.png)`
+ * (percent-encoded or in <…>). External URLs are not embeds of the vault.
+ */
+export function embedTargets(body: string): string[] {
+  const targets: string[] = [];
+  for (const match of body.matchAll(/!\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]|!\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\s*\)/g)) {
+    if (match[1]) targets.push(match[1].trim());
+    else {
+      const target = match[2]!.replace(/^<|>$/g, "");
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      try {
+        targets.push(decodeURI(target));
+      } catch {
+        targets.push(target);
+      }
+    }
+  }
+  return targets;
+}
+
+/**
+ * Finds an embed's file the way Obsidian does: a path relative to the note's folder or to the vault,
+ * else the file name (or its last folders) anywhere in the vault — in the note's own folder first,
+ * then the shortest path. Case does not matter.
+ */
+export function assetFinder(assets: readonly VaultAsset[]): (target: string, notePath: string) => VaultAsset | undefined {
+  const byPath = new Map(assets.map((asset) => [asset.path.toLowerCase(), asset]));
+  const shortestFirst = [...assets].sort((a, b) => a.path.split("/").length - b.path.split("/").length || a.path.localeCompare(b.path));
+  const normalize = (parts: string[]): string | null => {
+    const out: string[] = [];
+    for (const part of parts)
+      if (part === "..") {
+        if (!out.length) return null;
+        out.pop();
+      } else if (part && part !== ".") out.push(part);
+    return out.join("/").toLowerCase();
+  };
+  return (target, notePath) => {
+    const folder = notePath.split("/").slice(0, -1);
+    const parts = target.split("/");
+    for (const path of [normalize([...folder, ...parts]), normalize(parts)]) {
+      const found = path ? byPath.get(path) : undefined;
+      if (found) return found;
+    }
+    const tail = normalize(parts);
+    if (!tail) return undefined;
+    const matches = shortestFirst.filter((asset) => `/${asset.path.toLowerCase()}`.endsWith(`/${tail}`));
+    const here = folder.join("/").toLowerCase();
+    return matches.find((asset) => asset.path.split("/").slice(0, -1).join("/").toLowerCase() === here) ?? matches[0];
+  };
 }
 
 type Kind = "campaign" | "character" | "faction" | "location" | "item" | "session" | "beat" | "moment" | "quest" | "journal";
@@ -71,6 +141,11 @@ interface Planned {
 const badNote = (path: string, message: string) => {
   const msg = `${path}: ${message}; nothing was imported`;
   return fail("invalid", msg, [{ type: "import_invalid", loc: ["body", path], msg, input: null }]);
+};
+
+const badImage = (assetPath: string, notePath: string, problem: string) => {
+  const msg = `${assetPath} (embedded in ${notePath}): ${problem.charAt(0).toLowerCase()}${problem.slice(1)}; nothing was imported`;
+  return fail("invalid", msg, [{ type: "import_invalid", loc: ["body", assetPath], msg, input: null }]);
 };
 
 /** The kind of a note: its front matter's `type`, else the deepest folder named for a kind, else a journal entry. */
@@ -164,8 +239,14 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
     if (!folder) return undefined;
     return [[...folders, folder], [...folders.slice(0, -1), folder]].map((path) => locationAt.get(path.join("/").toLowerCase())).find((found) => found && found !== p);
   };
+  // Front matter `parent` by id (our export) or by note name (`parent: "[[Emon]]"`, by hand); one of
+  // another kind, or naming nothing, gives way to the folder note.
+  const byKindAndName = new Map<string, Planned>();
+  for (const p of planned) if (!byKindAndName.has(`${p.kind}/${p.name.toLowerCase()}`)) byKindAndName.set(`${p.kind}/${p.name.toLowerCase()}`, p);
   const parentOf = (p: Planned, kind: Kind): string | null => {
-    const parent = byOldId.get(string(p.file.frontMatter?.parent) ?? "") ?? (kind === "location" ? folderNoteParent(p) : undefined);
+    const named = string(p.file.frontMatter?.parent);
+    const candidates = named ? [byOldId.get(named), byKindAndName.get(`${kind}/${normalizeAlias(named.replace(/^\[\[([^|\]#]*)(?:[#|][^\]]*)?\]\]$/, "$1")).toLowerCase()}`)] : [];
+    const parent = candidates.find((c) => c && c.kind === kind && c !== p) ?? (kind === "location" ? folderNoteParent(p) : undefined);
     return parent && parent.kind === kind && parent !== p ? parent.newId : null;
   };
 
@@ -178,6 +259,69 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
       const parent = depth > 1 ? folders.get(p.folders.slice(0, depth - 1).join("/").toLowerCase())! : null;
       folders.set(path.toLowerCase(), { id: deps.ids.next(), campaign_id: campaign.id, parent_id: parent?.id ?? null, name: p.folders[depth - 1]!, path, description: null, position: 0, metadata: null, created_at: at, updated_at: null });
     }
+
+  // Pictures: a record of a kind with an `image` gets the first picture its note names — front matter
+  // `image` ("[[pike.png]]", a path, or a URL of this service's images, as our export writes without
+  // include_images), else its first embed of a picture file of the vault — checked and re-encoded as
+  // an upload is. Stored before the transaction and taken back if the import fails, so no row ever
+  // names a missing object. The note's text keeps its embeds as written.
+  const findAsset = assetFinder(vault.assets ?? []);
+  const { store, processor, moderator, settings } = deps.images;
+  const limits = { maxBytes: settings.maxBytes, maxPixels: settings.maxPixels };
+  const images: { entityType: ImageEntityType; entityId: string; key: string; url: string; contentType: string }[] = [];
+  const imageUrl = new Map<Planned, string>();
+  const takeBack = async () => {
+    for (const image of images) await store.delete(image.key).catch(() => undefined);
+  };
+  for (const p of planned) {
+    const entityType = IMAGE_KIND[p.kind];
+    if (!entityType) continue;
+    const declared = string(p.file.frontMatter?.image);
+    let picked: { path: string; bytes: Uint8Array | null; size: number } | undefined;
+    if (declared && /^https?:\/\//i.test(declared)) {
+      const key = store.keyOfUrl(declared);
+      // An image from elsewhere stays a link, as a record's image may be (never fetched; https only, as the API asks).
+      if (!key) {
+        if (/^https:\/\//i.test(declared)) imageUrl.set(p, declared);
+        continue;
+      }
+      const info = await store.head(key);
+      if (info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
+    } else if (declared) {
+      const asset = findAsset(declared.replace(/^!?\[\[([^\]|#]*)(?:[#|][^\]]*)?\]\]$/, "$1").trim(), p.file.path);
+      if (asset) picked = { ...asset, size: asset.bytes.byteLength };
+    }
+    if (!picked)
+      for (const target of embedTargets(p.file.body)) {
+        const asset = findAsset(target, p.file.path);
+        if (asset) {
+          picked = { ...asset, size: asset.bytes.byteLength };
+          break;
+        }
+      }
+    if (!picked) continue;
+    // One decode at a time with the uploads' (each holds a decoded picture); nothing is kept between
+    // notes, so a vault of many pictures holds one re-encoding at a time (a file several notes embed is
+    // cleaned again for each).
+    const bytes = picked.bytes;
+    let cleaned: Awaited<ReturnType<typeof processor.clean>> = bytes
+      ? await oneAtATime(() => processor.clean(bytes, limits))
+      : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+    if (cleaned.ok) {
+      const verdict = await moderator.review(cleaned.image);
+      if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
+    }
+    if (!cleaned.ok) {
+      await takeBack();
+      return badImage(picked.path, p.file.path, cleaned.problem);
+    }
+    const key = objectKeyFor(campaign.id, entityType, deps.ids.next(), picked.path.split("/").pop()!);
+    const url = store.publicUrl(key);
+    images.push({ entityType, entityId: p.kind === "campaign" ? campaign.id : p.newId, key, url, contentType: cleaned.image.contentType });
+    await store.put(key, cleaned.image.bytes, cleaned.image.contentType);
+    imageUrl.set(p, url);
+  }
+  if (campaignNote) campaign.image = imageUrl.get(campaignNote) ?? null;
 
   const counts: Record<string, number> = {};
   const count = (kind: string) => (counts[kind] = (counts[kind] ?? 0) + 1);
@@ -203,7 +347,7 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
           const character: Character = {
             id: p.newId, campaign_id: campaign.id, character_name: p.name, character_aliases: aliases, player_name: string(front.player), player_handle: null, speaker_id: null,
             description: description || null, backstory, type: oneOf<CharacterType>(CHARACTER_TYPES, [string(front.character_type) ?? "", ...tags, ...p.folders.map((f) => (/^(pcs|player characters)$/i.test(f) ? "PC" : ""))], "NPC"),
-            image: null, tcg_image: null, approved: true, merge: false, created_at: at, updated_at: null,
+            image: imageUrl.get(p) ?? null, tcg_image: null, approved: true, merge: false, created_at: at, updated_at: null,
           };
           await tx.characters.insert(character);
           written.push((tx) => afterCharacter(tx, deps, character, null));
@@ -212,7 +356,7 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
         case "faction":
         case "location":
         case "item": {
-          const entity: Entity = { id: p.newId, campaign_id: campaign.id, kind: p.kind as EntityKind, name: p.name, aliases, description: body || null, type: tags[0] ?? null, image: null, tcg_image: null, parent_id: parentOf(p, p.kind), merge: false, created_at: at, updated_at: null };
+          const entity: Entity = { id: p.newId, campaign_id: campaign.id, kind: p.kind as EntityKind, name: p.name, aliases, description: body || null, type: tags[0] ?? null, image: imageUrl.get(p) ?? null, tcg_image: null, parent_id: parentOf(p, p.kind), merge: false, created_at: at, updated_at: null };
           // The parent may come later in the vault: set once every record exists.
           await tx.entities.insert({ ...entity, parent_id: null });
           written.push(async (tx) => {
@@ -227,7 +371,7 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
           const parsed = when && !Number.isNaN(Date.parse(when)) ? new Date(when).toISOString() : at;
           const session: Session = {
             id: p.newId, campaign_id: campaign.id, type: oneOf<SessionType>(SESSION_TYPES, tags, "other"), title, summary: body || null, notes: null, session_date: parsed,
-            image: null, public: false, pbp_start_msg_url: null, pbp_end_msg_url: null, created_at: at, updated_at: null,
+            image: imageUrl.get(p) ?? null, public: false, pbp_start_msg_url: null, pbp_end_msg_url: null, created_at: at, updated_at: null,
           };
           await tx.sessions.insert(session);
           written.push(async (tx) => {
@@ -249,7 +393,7 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
         }
         case "moment": {
           const session = strings(front.session).map(sessionOf).find(Boolean);
-          const moment: Moment = { id: p.newId, campaign_id: campaign.id, session_id: session?.newId ?? null, label: p.name, content: body || null, image: null, index: null, categories: tags, kind: "legacy", metadata: null, created_at: at, updated_at: null };
+          const moment: Moment = { id: p.newId, campaign_id: campaign.id, session_id: session?.newId ?? null, label: p.name, content: body || null, image: imageUrl.get(p) ?? null, index: null, categories: tags, kind: "legacy", metadata: null, created_at: at, updated_at: null };
           await tx.moments.insert(moment);
           written.push((tx) => afterMoment(tx, deps, moment, null));
           break;
@@ -308,12 +452,20 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
       written.push((tx) => indexQuest(tx, deps, quest));
       count("quest");
     }
+    for (const image of images)
+      await tx.images.insert({
+        object_key: image.key, campaign_id: campaign.id, entity_type: image.entityType, entity_id: image.entityId, origin: "upload", status: "ready", content_type: image.contentType,
+        url: image.url, attached: true, created_by: ownerId, expires_at: null, created_at: at, completed_at: at,
+      });
     for (const write of written) await write(tx);
-    return ok({ id: campaign.id, counts: { ...counts, journal_folder: folders.size } });
+    return ok({ id: campaign.id, counts: { ...counts, journal_folder: folders.size, image: images.length } });
   });
   try {
-    return await write();
+    const result = await write();
+    if (!result.ok) await takeBack();
+    return result;
   } catch (error) {
+    await takeBack();
     const code = (error as { code?: string }).code ?? "";
     // A rule of the records the notes break (two characters of one name in different folders…): refused whole.
     if (/^(23|22)/.test(code)) return fail("invalid", `The vault breaks a rule of the records (${(error as Error).message}); nothing was imported`);

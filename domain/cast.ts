@@ -65,7 +65,8 @@ export function gini(values: readonly number[]): number {
 
 export const TIMELINE_BUCKETS = 12;
 
-export interface CastAnalysis {
+/** A type (not an interface): stored as the session's JSON cast analysis artifact. */
+export type CastAnalysis = {
   coreSessionMetrics: { totalLines: number; totalTurns: number; totalWords: number; avgTurnWords: number; avgWordsPerLine: number; utterances: number; durationSeconds: number };
   talkShare: Record<string, number>;
   bySpeaker: Record<string, { lines: number; words: number; share: number; questions: number; questionRate: number; avgWordsPerLine: number }>;
@@ -76,7 +77,7 @@ export interface CastAnalysis {
   dominance: { topSpeaker: string | null; topShare: number; herfindahl: number };
   spotlightEquity: { gini: number; equity: number; excluded: string[] };
   longest_absence_lines: Record<string, number>;
-}
+};
 
 /**
  * The finished analysis. Totals are sums over speakers (a shared line counts for each of its

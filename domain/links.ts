@@ -23,3 +23,14 @@ export const linkAliasKey = (alias: string): string => aliasKey(alias);
 
 /** Wikilink targets resolve to characters first, then factions, locations and items. */
 export const RESOLUTION_ORDER: readonly LinkToType[] = ["Character", "Faction", "Location", "Item"];
+
+/** A bulk edit of a campaign's wikilinks to one target, as a background task carries it. */
+export interface MaintenanceRequest {
+  operation: "add" | "remove" | "update";
+  campaign_id: string;
+  target_id: string;
+  target_type?: LinkToType;
+  alias?: string;
+  new_alias?: string;
+  new_target_id?: string;
+}

@@ -1,5 +1,6 @@
 // The quest log: status derived from objectives, and the six patch rules.
 import type { CampaignRecord } from "./campaign.ts";
+import { withFields } from "./metadata.ts";
 
 export const QUEST_CATEGORIES = ["main", "side", "faction", "personal", "n/a"] as const;
 export const QUEST_STATUSES = ["planned", "in-progress", "blocked", "failed", "done", "n/a"] as const;
@@ -145,8 +146,7 @@ const SCALARS = ["quest_name", "quest_giver", "quest_category", "success_definit
  * Giver resolution (quest_giver_id) is the caller's job: it needs the campaign's records.
  */
 export function applyQuestPatch(quest: QuestState, patch: QuestPatch, newId: () => string): QuestState {
-  const next: QuestState = { ...quest };
-  for (const key of SCALARS) if (patch[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = patch[key];
+  const next: QuestState = withFields(quest, patch, SCALARS);
   if (patch.objectives !== undefined) {
     next.objectives = toObjectives(patch.objectives, newId);
     next.status = deriveQuestStatus(next.objectives.map((o) => o.status));

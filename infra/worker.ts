@@ -4,6 +4,7 @@ import { pruneChanges } from "../application/changes.ts";
 import { runNextTask } from "../application/maintenance.ts";
 import { deliverDueWebhooks } from "../application/webhooks.ts";
 import { sweepImages } from "../application/images.ts";
+import { recountJournalTokens } from "../application/journals.ts";
 import type { Deps } from "../application/deps.ts";
 
 export interface Worker {
@@ -14,7 +15,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -77,6 +78,16 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     }
   });
   const embedTimer = deps.retriever.indexPending ? setInterval(embedPass.start, options.embedMs ?? 2000) : null;
+  // Journal entries counted before o200k_base (migration 0019's queue): recounted in batches of 20
+  // until none is left; then each look is one read of an empty table.
+  const recounting = onePassAtATime(async () => {
+    try {
+      while (!stopped && (await recountJournalTokens(deps)) > 0);
+    } catch (error) {
+      deps.log.error("journal token recount failed", { error: (error as Error).message });
+    }
+  });
+  const recountTimer = setInterval(recounting.start, options.recountMs ?? 5000);
   return {
     wake,
     stop: async () => {
@@ -86,10 +97,12 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(pruning);
       clearInterval(sweepTimer);
       if (embedTimer) clearInterval(embedTimer);
+      clearInterval(recountTimer);
       embedding.abort();
       await running;
       await sweeping.current();
       await embedPass.current();
+      await recounting.current();
     },
   };
 }

@@ -1,72 +1,59 @@
-// Ask's one tokenizer: gpt-tokenizer's o200k_base, in a worker thread started on first use. Its
-// tables take tens of megabytes (a service that never counts never pays for them) and about a second
-// of CPU to build, and a transcript takes long to count: on the event loop either would stall every
-// request in flight. Counts asked for in the same tick travel to the thread as one message; a thread
-// idle for five minutes is ended, which gives back about 50 MB; a GM at work keeps it warm (a cold start costs about 0.45 s of the next count, off the event loop).
+// Ask's one tokenizer: o200k_base, counted exactly as gpt-tokenizer's countTokens counts it, by
+// adapters/ai/o200k.ts from a compact table (about 5 MB, read from node_modules/.cache in a few
+// milliseconds on first use). It runs on the event loop: a long text is counted a slice at a time
+// (a few milliseconds each) with other work let in between, so counting a transcript or a large
+// journal entry never holds a request up. No worker thread: one cost about 50 MB while alive.
 import type { TokenCounter } from "../../ports/tokens.ts";
+import { countSome, loadO200kTable } from "./o200k.ts";
 
-type Reply = { batch: number; counts?: number[]; error?: string };
-type Waiting = { text: string; resolve(count: number): void; reject(error: Error): void };
-/** Bun's Worker, which can let the process exit while it idles. */
-type Thread = Worker & { ref(): void; unref(): void };
+/** Characters counted between two turns of the event loop (a few milliseconds on a loaded machine). */
+const SLICE = 8000;
 
-let thread: Thread | null = null;
-let queued: Waiting[] = [];
-const inFlight = new Map<number, Waiting[]>();
-let batches = 0;
-let idleTimer: ReturnType<typeof setTimeout> | null = null;
-const IDLE_MS = 5 * 60_000;
+// The budget is shared by every count in flight, which take turns in order: a transcript's
+// thousands of short utterances, counted together, let other work in as often as one long text does.
+let budget = SLICE;
+const waiting: (() => void)[] = [];
+let turnScheduled = false;
 
-function settle(batch: number, outcome: (texts: Waiting[]) => void) {
-  const texts = inFlight.get(batch);
-  if (!texts) return;
-  inFlight.delete(batch);
-  outcome(texts);
-  if (inFlight.size > 0 || !thread) return;
-  // An idle thread must not keep a CLI command's process alive, nor its tables the memory.
-  thread.unref();
-  const idle = thread;
-  idleTimer = setTimeout(() => {
-    if (thread === idle && inFlight.size === 0) {
-      thread = null;
-      idle.terminate();
-    }
-  }, IDLE_MS);
-  (idleTimer as { unref?: () => void }).unref?.();
+function scheduleTurn() {
+  if (turnScheduled) return;
+  turnScheduled = true;
+  setImmediate(() => {
+    turnScheduled = false;
+    budget = SLICE;
+    handOn();
+  });
 }
 
-function start(): Thread {
-  const started = new Worker(new URL("./tokenizer-worker.ts", import.meta.url).href) as Thread;
-  started.onmessage = ({ data }: MessageEvent<Reply>) =>
-    settle(data.batch, (texts) =>
-      data.counts ? texts.forEach((text, i) => text.resolve(data.counts![i]!)) : texts.forEach((text) => text.reject(new Error(`tokenizer: ${data.error}`))),
-    );
-  started.onerror = (event) => {
-    // A broken thread fails what it holds; the next count starts a new one.
-    thread = null;
-    for (const batch of [...inFlight.keys()]) settle(batch, (texts) => texts.forEach((text) => text.reject(new Error(`tokenizer: ${event.message}`))));
-  };
-  return started;
+/** Wakes the next count while this turn has budget left; else lets the event loop turn first. */
+function handOn() {
+  if (waiting.length === 0) return;
+  if (budget > 0) waiting.shift()!();
+  else scheduleTurn();
 }
 
-function send() {
-  const texts = queued;
-  queued = [];
-  const batch = batches++;
-  inFlight.set(batch, texts);
-  if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = null;
-  thread ??= start();
-  thread.ref();
-  thread.postMessage({ batch, texts: texts.map((text) => text.text) });
-}
+const wait = () =>
+  new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (budget <= 0) scheduleTurn();
+  });
 
 export const o200kTokenCounter: TokenCounter = {
   name: "o200k_base",
-  count(text) {
-    if (!text) return Promise.resolve(0);
-    return new Promise((resolve, reject) => {
-      if (queued.push({ text, resolve, reject }) === 1) queueMicrotask(send);
-    });
+  async count(text) {
+    if (!text) return 0;
+    const table = await loadO200kTable();
+    if (budget <= 0 || waiting.length > 0) await wait();
+    let total = 0;
+    for (let from = 0; ; ) {
+      const { tokens, next } = countSome(table, text, from, budget);
+      total += tokens;
+      budget -= next - from;
+      from = next;
+      if (from >= text.length) break;
+      await wait(); // this turn's budget is spent: to the back of the queue
+    }
+    handOn();
+    return total;
   },
 };

@@ -251,13 +251,13 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     for (const { method, path } of routesOf(operation.http)) {
       const elysiaPath = toElysiaPath(path);
       routeShapes.push({ method, pattern: new RegExp(`^${elysiaPath.replace(/:[^/]+/g, "[^/]+")}/?$`) });
-      app.route(method, elysiaPath, handlerFor(operation, path) as never, { parse: "none" });
+      app.route(method, elysiaPath, handlerFor(operation, path), { parse: "none" });
     }
   }
 
   for (const route of byteRoutes) {
     routeShapes.push(...route.methods.map((method) => ({ method, pattern: new RegExp(`^${route.prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.+$`) })));
-    for (const method of route.methods) app.route(method, `${route.prefix}*`, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
+    for (const method of route.methods) app.route(method, `${route.prefix}*`, ({ request }: { request: Request }) => route.handle(request), { parse: "none" });
   }
 
   app.get("/openapi.json", () => jsonResponse(200, openapi));
@@ -267,12 +267,12 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
   for (const path of Object.keys(DOCS_ASSET_FILES)) app.get(path, ({ request }: { request: Request }) => serveAsset(path, request));
   for (const route of routes) {
     routeShapes.push({ method: route.method, pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/?$`) });
-    app.route(route.method, route.path, (({ request }: { request: Request }) => route.handle(request)) as never, { parse: "none" });
+    app.route(route.method, route.path, ({ request }: { request: Request }) => route.handle(request), { parse: "none" });
   }
   if (mcp) {
     for (const method of ["GET", "POST", "DELETE"] as const) {
       routeShapes.push({ method, pattern: /^\/mcp\/?$/ });
-      app.route(method, "/mcp", (({ request }: { request: Request }) => mcp(request)) as never, { parse: "none" });
+      app.route(method, "/mcp", ({ request }: { request: Request }) => mcp(request), { parse: "none" });
     }
   }
   return app;

@@ -1,9 +1,8 @@
 // Factions, locations, items and the entities picker: wire schemas and operations.
 import { Type, type TProperties } from "@sinclair/typebox";
 import * as entities from "../../application/entities.ts";
-import type { EntityKind } from "../../domain/entities.ts";
+import { ENTITY_LINK_TYPE, type EntityKind } from "../../domain/entities.ts";
 import type { OwnedKind } from "../../ports/records.ts";
-import type { LinkToType } from "../../domain/links.ts";
 import { defineOperation, defineOperations, type Operation } from "./operation.ts";
 import { Aliases, CampaignIdQuery, Fields, Id, ImageUrl, Nullable, PageOf, PageQuery, Text, Timestamp, WIKILINKS_SYNCED, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 import { maintenanceOperation } from "./links.ts";
@@ -74,7 +73,7 @@ export const PickerPage = Type.Object(
 const ENTITY_RECORDS: Record<EntityKind, OwnedKind> = { faction: "factions", location: "locations", item: "items" };
 
 const entityRows = (kind: EntityKind): Operation[] => {
-  const noun = entities.ENTITY_NOUN[kind];
+  const noun = ENTITY_LINK_TYPE[kind];
   const plural = entities.ENTITY_BUCKET[kind];
   const schemas = entitySchemas(noun as "Faction" | "Location" | "Item");
   const hierarchy = kind === "location" ? " Locations nest through parent_id (same campaign; never their own ancestor)." : "";
@@ -98,7 +97,7 @@ const entityRows = (kind: EntityKind): Operation[] => {
     rows.get({ description: `Reads one ${kind}. ${WIKILINKS_SYNCED}`, withLinks: true, output: schemas.output, use: (deps, caller, access, id, withLinks) => entities.getEntity(deps, caller, access, kind, id, withLinks) }),
     rows.update({ description: `Changes the fields sent; omitted ones stay. Read with with_links=true first if you edit the description.${hierarchy} ${WIKILINKS_SYNCED}`, body: schemas.update, output: schemas.output, use: (deps, caller, access, id, patch) => entities.updateEntity(deps, caller, access, kind, id, patch) }),
     rows.remove({ description: `Deletes a ${kind} and every link to or from it.${kind === "location" ? " Its child locations stay, without a parent." : ""}`, use: (deps, caller, access, id) => entities.deleteEntity(deps, caller, access, kind, id) }),
-    maintenanceOperation(plural, `${noun}s`, entities.ENTITY_NOUN[kind] as LinkToType),
+    maintenanceOperation(plural, `${noun}s`, noun),
   ];
 };
 

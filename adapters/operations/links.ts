@@ -1,8 +1,8 @@
 // Links, bulk link maintenance and background tasks: wire schemas and operations.
 import { Type } from "@sinclair/typebox";
 import * as links from "../../application/links.ts";
-import { getTask, requestMaintenance, type MaintenanceRequest as MaintenanceInput } from "../../application/maintenance.ts";
-import type { LinkToType as LinkTarget } from "../../domain/links.ts";
+import { getTask, requestMaintenance } from "../../application/maintenance.ts";
+import type { LinkToType as LinkTarget, MaintenanceRequest as MaintenanceInput } from "../../domain/links.ts";
 import { invalidField } from "../../domain/errors.ts";
 import { defineOperation, defineOperations, type Operation } from "./operation.ts";
 import { CampaignIdPath, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";

@@ -4,7 +4,7 @@ import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
 import { campaignVault, safeName, type VaultNote } from "../../application/markdown.ts";
-import { importVault, type Vault, type VaultFile } from "../../application/vault.ts";
+import { IMAGE_FILE, importVault, type Vault, type VaultFile } from "../../application/vault.ts";
 import type { Result } from "../../domain/errors.ts";
 import { strToU8, unzipSync, zipSync } from "fflate";
 import { parse, stringify } from "yaml";
@@ -42,13 +42,14 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
-/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`. */
-export function vaultZip(notes: VaultNote[], root: string): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
+/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`, and its pictures' bytes (stored, not compressed again). */
+export function vaultZip(notes: VaultNote[], root: string, pictures: { path: string; bytes: Uint8Array }[] = []): Uint8Array {
+  const files: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {};
   for (const note of notes) {
     const path = [root, note.folder, `${note.name}.md`].filter(Boolean).join("/");
     files[path] = strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`);
   }
+  for (const picture of pictures) files[`${root}/${picture.path}`] = [picture.bytes, { level: 0 }];
   return zipSync(files, { level: 6 });
 }
 
@@ -63,9 +64,9 @@ const badVault = (path: string, message: string) => {
 };
 
 /**
- * The notes of a zipped vault, their YAML front matter read (the application never sees YAML). Hidden
- * files and folders (.obsidian, .trash) and files other than .md are left out; a single top folder
- * (as our export writes) is the vault's name.
+ * The notes of a zipped vault, their YAML front matter read (the application never sees YAML), and
+ * its picture files. Hidden files and folders (.obsidian, .trash) and other files are left out; a
+ * single top folder (as our export writes) is the vault's name.
  */
 export function vaultFromZip(zip: Uint8Array, fallbackName: string): Result<Vault> {
   let files: Record<string, Uint8Array>;
@@ -104,7 +105,9 @@ export function vaultFromZip(zip: Uint8Array, fallbackName: string): Result<Vaul
     }
     notes.push({ path: inVault, frontMatter, body: (match ? text.slice(match[0].length) : text).replace(/^\n+/, "").replace(/\s+$/, "") });
   }
-  return ok({ name: root ?? fallbackName, notes });
+  // Picture files go with the notes, for the notes that embed them; other files are left out.
+  const assets = paths.filter((p) => IMAGE_FILE.test(p)).map((path) => ({ path: root ? path.slice(root.length + 1) : path, bytes: files[path]! }));
+  return ok({ name: root ?? fallbackName, notes, assets });
 }
 
 export const MarkdownImportQuery = Type.Object({
@@ -115,7 +118,7 @@ export const MarkdownImportQuery = Type.Object({
 export const MarkdownImportResult = Type.Object(
   {
     id: Id("The new campaign's id"),
-    counts: Type.Record(Type.String(), Type.Integer(), { description: "Records created, by kind (character, faction, location, item, session, beat, moment, quest, journal, journal_folder)" }),
+    counts: Type.Record(Type.String(), Type.Integer(), { description: "Records created, by kind (character, faction, location, item, session, beat, moment, quest, journal, journal_folder), and image: the managed images made from the vault's pictures" }),
   },
   { title: "MarkdownImportResult" },
 );
@@ -123,6 +126,12 @@ export const MarkdownImportResult = Type.Object(
 export const MarkdownExportQuery = Type.Object({
   format: Type.Optional(Type.Literal("markdown", { description: "markdown (the only format of the zip)" })),
   scope: ExportQuery.properties.scope,
+  include_images: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (the zip is built in memory: it then holds the images too). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
+    }),
+  ),
 });
 
 export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
@@ -144,7 +153,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     id: "exportCampaignMarkdown",
     summary: "Export a campaign as an Obsidian vault",
     description:
-      "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
+      "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session, image) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. With include_images=true the managed images are in the zip too (Images/), named by front matter image. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
     tag: "Export and import",
     access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export.zip", status: 200 },
@@ -153,7 +162,14 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       const mine = query.scope === "mine" || (query.scope === undefined && !grants(access.level, "manage"));
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       const root = safeName(access.campaign.title);
-      const zip = vaultZip(await campaignVault(deps, access.campaign.id, mine ? caller.userId : null), root);
+      const { notes, pictures } = await campaignVault(deps, access.campaign.id, mine ? caller.userId : null, { includeImages: query.include_images === true });
+      // Read after the snapshot, as the JSON export does: an image deleted since is left out.
+      const files: { path: string; bytes: Uint8Array }[] = [];
+      for (const picture of pictures) {
+        const stream = await deps.images.store.read(picture.objectKey);
+        if (stream) files.push({ path: picture.path, bytes: new Uint8Array(await new Response(stream).arrayBuffer()) });
+      }
+      const zip = vaultZip(notes, root, files);
       return ok(new RawResponse("application/zip", zip, { "content-disposition": `attachment; filename="campaign-${access.campaign.id}.zip"` }));
     },
   }),
@@ -190,7 +206,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
   defineOperation({
     id: "internalImportMarkdown",
     summary: "Import a Markdown (Obsidian) vault",
-    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from a zipped vault (the request body, application/zip; the zip export.zip gives, or any Obsidian vault): a note's kind is its front matter's type, else the deepest folder named for a kind (Characters, NPCs, PCs, Factions, Locations, Places, Items, Sessions, Beats, Moments, Quests), else it is a journal entry in a journal folder of the same path. Front matter id, aliases, tags, session and parent are read; text is kept as written, [[wikilinks]] (also [[Note|shown]] and [[Note#heading]]) become links, ![[embeds]] stay as text. A quest's giver naming no character or faction of the vault is dropped and kept as a last line \`Giver: NAME\` of its success_definition; in nested location folders a folder note (Locations/Emon.md or Locations/Emon/Emon.md) is the parent of the locations in Locations/Emon/. All or nothing; a note whose front matter is not YAML is named. Also \`bun run cms campaigns import-markdown DIR --owner USER_ID\`.`,
+    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from a zipped vault (the request body, application/zip; the zip export.zip gives, or any Obsidian vault): a note's kind is its front matter's type, else the deepest folder named for a kind (Characters, NPCs, PCs, Factions, Locations, Places, Items, Sessions, Beats, Moments, Quests), else it is a journal entry in a journal folder of the same path. Front matter id, aliases, tags, session, parent (an id or name of the same kind; otherwise the folder note) and image are read; text is kept as written and [[wikilinks]] (also [[Note|shown]] and [[Note#heading]]) become links to characters, factions, locations and items (journal entries are not link targets: [[A journal note]] stays text). Pictures: a character, faction, location, item, session or moment (or the campaign note) gets as its managed image the picture front matter image names, else the first picture file of the zip its text embeds (![[pic.png]], ![[sub/pic.jpg|300]], ![](relative/pic.png); found by path, else by name anywhere in the vault, shortest path first), checked and re-encoded like an upload; the embed stays in the text. A picture that is not a valid JPEG, PNG, WebP, GIF or AVIF, or over the size or pixel limits, refuses the vault (422 naming the file). A quest's giver naming no character or faction of the vault is dropped and kept as a last line \`Giver: NAME\` of its success_definition; in nested location folders a folder note (Locations/Emon.md or Locations/Emon/Emon.md) is the parent of the locations in Locations/Emon/. All or nothing; a note whose front matter is not YAML is named. Also \`bun run cms campaigns import-markdown DIR --owner USER_ID\`.`,
     tag: "First party",
     access: { auth: "first_party" },
     internal: true,

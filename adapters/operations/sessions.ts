@@ -10,7 +10,7 @@ import { Moment } from "./moments.ts";
 
 export const SessionType = literals(["audioUpload", "playByPost", "chatVoice", "txtUpload", "rawNotes", "other"] as const);
 /** On input the live service's own name for a chat-platform voice recording is taken too. */
-const SessionTypeInput = { ...SessionType, "x-aliases": { discordVoice: "chatVoice" }, description: "chatVoice is also accepted as discordVoice" } as typeof SessionType;
+const SessionTypeInput: typeof SessionType = { ...SessionType, "x-aliases": { discordVoice: "chatVoice" }, description: "chatVoice is also accepted as discordVoice" };
 
 export const Session = Type.Object(
   {

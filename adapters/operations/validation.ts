@@ -81,7 +81,7 @@ const ISSUE_TYPES: Partial<Record<ValueErrorType, string>> = {
 const messageOf = (error: ValueError): string => {
   const custom = (error.schema as Record<string, unknown>)["x-error"];
   if (typeof custom === "string") return custom;
-  const schema = error.schema as Record<string, any>;
+  const schema: { [keyword: string]: unknown; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; anyOf?: { const?: unknown }[] } = error.schema;
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return "Field required";
@@ -108,7 +108,7 @@ const messageOf = (error: ValueError): string => {
     case ValueErrorType.Object:
       return "Input should be a valid object";
     case ValueErrorType.Union: {
-      const literals = (schema.anyOf as Record<string, unknown>[] | undefined)
+      const literals = schema.anyOf
         ?.map((option) => option.const)
         .filter((value) => value !== undefined);
       return literals?.length ? `Input should be ${literals.map((v) => `'${v}'`).join(", ")}` : "Input does not match any allowed type";

@@ -83,6 +83,25 @@ export function journals(db: SqlExecutor): JournalRepository {
     async moveFolderEntriesToRoot(folderId) {
       return (await db.query(`update journal_entries set folder_id = null where folder_id = $1 returning id`, [folderId])).length;
     },
+    async recountsDue(limit) {
+      const rows = await db.query(`select e.id, e.content from journal_token_recounts q join journal_entries e on e.id = q.entry_id order by q.entry_id limit $1`, [limit]);
+      return rows.map((row) => ({ id: str(row.id), content: str(row.content) }));
+    },
+    async storeRecount(entryId, content, tokenCount, chunks) {
+      // Rows whose count is already right are left alone: no change-feed entry, no reindex.
+      const [still] = await db.query(`select 1 as one from journal_entries where id = $1 and content = $2 for update`, [entryId, content]);
+      if (still) {
+        await db.query(`update journal_entries set token_count = $2 where id = $1 and token_count <> $2`, [entryId, tokenCount]);
+        if (chunks.length)
+          await db.query(
+            `update journal_chunks k set token_count = (c->>'token_count')::int
+             from jsonb_array_elements($2::text::jsonb) c
+             where k.entry_id = $1 and k.position = (c->>'position')::int and k.text = c->>'text' and k.token_count <> (c->>'token_count')::int`,
+            [entryId, json(chunks)],
+          );
+      }
+      await db.query(`delete from journal_token_recounts where entry_id = $1`, [entryId]);
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository,
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
 import { counted, iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
-import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
+import { campaignRecord, crud, integer, jsonb, jsonOf, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
 const LINKS = table<Link>("links", {
@@ -172,9 +172,9 @@ export function lookup(db: SqlExecutor): LookupRepository {
 const TASKS = table<Task>("tasks", {
   id: text,
   campaign_id: textOrNull,
-  kind: text,
+  kind: oneOf<Task["kind"]>(),
   status: oneOf<Task["status"]>(),
-  payload: jsonb<Task["payload"]>({}),
+  payload: jsonOf<Task["payload"]>(),
   result: jsonb<Task["result"]>(null),
   error: textOrNull,
   attempts: integer,

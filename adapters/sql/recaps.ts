@@ -2,7 +2,7 @@
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { iso, likePattern, paged, str, Where } from "./rows.ts";
+import { counted, iso, likePattern, paged, str, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -83,7 +83,9 @@ export function recaps(db: SqlExecutor): RecapRepository {
     async listAwards(filters, page) {
       const where = recapWhere(filters);
       if (filters.search) where.add(likePattern(filters.search), (p) => `(title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
-      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page);
+      // The campaign's whole list counts from its counter (migration 0022); a session's or a search's counts its matches.
+      const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
+      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined);
       return { rows: rows.map(AWARDS.toRecord), total };
     },
     deleteAward: awards.delete,
@@ -93,7 +95,8 @@ export function recaps(db: SqlExecutor): RecapRepository {
     async listEntries(type, filters, page) {
       const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
       if (filters.search) where.add(likePattern(filters.search), (p) => `(text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
-      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page);
+      const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
+      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined);
       return { rows: rows.map(ENTRIES.toRecord), total };
     },
     deleteEntry: entries.delete,

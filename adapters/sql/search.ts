@@ -23,12 +23,27 @@ const SEARCHED = {
 } as const;
 
 /**
+ * The first string after every string that starts with `prefix`, in code point ("C") order: the
+ * last character counted up (a prefix ending in the last code point gets one more of it, which
+ * only the word filter then still has to catch).
+ */
+export const prefixEnd = (prefix: string): string => {
+  const chars = [...prefix];
+  const last = chars.pop()?.codePointAt(0);
+  if (last === undefined) return "\u{10FFFF}";
+  if (last === 0x10ffff) return `${prefix}\u{10FFFF}`;
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+  return chars.join("") + String.fromCodePoint(next);
+};
+
+/**
  * List search in two steps, each served by an index: full-text prefix matches; only when there are
  * none, the fallbacks: substring anywhere, or a similar name (misspellings, by trigram word
- * similarity). Prefix matches rank the exact name first, then names that start with the query, then
- * the rest (an alias, a later word): string comparisons on the page's candidates are cheap, where
- * `ts_rank` cost half the query and told hits of one prefix word hardly apart. Newest first within
- * a rank, as unsearched lists are.
+ * similarity). Prefix matches come in three tiers: the exact name, then names that start with the
+ * query in name order, then the rest (an alias, a later word) newest first. The first two are read
+ * in the order of a name index (migration 0023), so a first page stops after its rows however many
+ * names share the prefix; the third is only read when the page reaches it. The total is a count of
+ * the text index's matches, without ranking them.
  */
 export async function searchedList(
   db: SqlExecutor,
@@ -39,27 +54,44 @@ export async function searchedList(
   search: string,
   page: PageRequest,
 ): Promise<Listing<Row>> {
-  const { table, vector, text, name } = SEARCHED[alias];
+  const { table, vector, text } = SEARCHED[alias];
   const from = (match: string) => `from ${table} ${alias} where ${[...where, match].join(" and ")}`;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const [query, exact, prefix] = [params.length + 1, params.length + 2, params.length + 3];
-    const lowered = search.toLowerCase();
-    const found = await rankedPage(
-      db,
-      columns,
-      alias,
-      from(`${vector} @@ to_tsquery('simple', $${query})`),
-      [...params, tsquery],
-      `(lower(${name}) = $${exact})::int + (lower(${name}) like $${prefix})::int`,
-      [lowered, `${likePattern(lowered).slice(1)}`],
-      page,
-    );
+    const found = await tieredPage(db, columns, alias, where, [...params, tsquery], search.toLowerCase(), page);
     if (found.total > 0) return found;
   }
   const [q, like] = [params.length + 1, params.length + 2];
   const fallback = from(`(${text} ilike $${like} or $${q} <% ${text})`);
   return rankedPage(db, columns, alias, fallback, [...params, search, likePattern(search)], `(${text} ilike $${like})::int + word_similarity($${q}, ${text})`, [], page);
+}
+
+/**
+ * A page of full-text prefix matches in tiers (see searchedList). The tiers split the matches
+ * exactly: the name starts with the query (exact name first, then by name) or it does not. Each
+ * tier reads at most the page's end (`limit size + offset`), and the outer LIMIT stops at the first
+ * tier that fills it; the total counts the matches once, from the text index.
+ */
+async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, where: string[], params: unknown[], lowered: string, page: PageRequest): Promise<Listing<Row>> {
+  const { table, vector, name } = SEARCHED[alias];
+  const n = params.length;
+  const [exact, low, high, like, end, size, offset] = [n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7];
+  const key = `lower(${name}) collate "C"`;
+  const match = `${vector} @@ to_tsquery('simple', $${n})`;
+  const starts = `${key} >= $${low} and ${key} < $${high} and lower(${name}) like $${like}`;
+  const tier = (condition: string, order: string) =>
+    `(select ${alias}.* from ${table} ${alias} where ${[...where, match, condition].join(" and ")} order by ${order} limit $${end})`;
+  const newest = `${alias}.created_at desc, ${alias}.id desc`;
+  const from = `from ${table} ${alias} where ${[...where, match].join(" and ")}`;
+  const rows = await db.query(
+    `select ${columns}, (select count(*) ${from})::int as total_count
+     from (${tier(`${key} = $${exact}`, newest)}
+           union all ${tier(`${starts} and ${key} <> $${exact}`, `${key}, ${newest}`)}
+           union all ${tier(`not (${starts})`, newest)}) ${alias}
+     limit $${size} offset $${offset}`,
+    [...params, lowered, lowered, prefixEnd(lowered), `${likePattern(lowered).slice(1)}`, offsetOf(page) + page.size, page.size, offsetOf(page)],
+  );
+  return { rows, total: await totalOf(db, rows, from, params, page) };
 }
 
 /**

@@ -27,6 +27,8 @@ export const timestamptzOrNull = codec(isoOrNull, (value) => value, "::timestamp
 export const textList = codec(jsonArray, json, "::text::jsonb");
 /** A jsonb array of a union of strings (OAuth scopes): the writer only ever stores members. */
 export const oneOfList = <S extends string>() => codec((value) => jsonArray(value) as S[], json, "::text::jsonb");
+/** A jsonb value the writer never leaves null, of the type it wrote (a task's payload). */
+export const jsonOf = <V>() => codec((value) => value as V, json, "::text::jsonb");
 /** A jsonb value; a database null reads as (a copy of) `fallback`. */
 export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
 

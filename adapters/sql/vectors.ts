@@ -6,6 +6,8 @@ import type { SqlExecutor } from "./database.ts";
 
 export type VectorSearch = "pgvector" | "application";
 
+const EMBEDDING_V_EXISTS = `select 1 from information_schema.columns where table_name = 'ask_passages' and column_name = 'embedding_v'`;
+
 /**
  * Whether this server can rank vectors itself: the extension is installed or can be created, and
  * ask_passages has its vector column (a generated copy of `embedding`, so every write path stays
@@ -19,10 +21,19 @@ export async function detectPgvector(db: SqlExecutor, backend: string | undefine
               exists (select 1 from pg_extension where extname = 'vector') as installed`,
     );
     if (!row?.available) return false;
-    if (!row.installed) await db.query(`create extension if not exists vector`);
-    const [column] = await db.query(`select 1 from information_schema.columns where table_name = 'ask_passages' and column_name = 'embedding_v'`);
-    // Checked first: ALTER TABLE locks the table even when the column is already there.
-    if (!column) await db.query(`alter table ask_passages add column if not exists embedding_v vector generated always as (embedding::vector) stored`);
+    if (!row.installed || !(await db.query(EMBEDDING_V_EXISTS)).length)
+      // One statement, one transaction: the lock makes processes starting together wait for the
+      // first (a second CREATE EXTENSION IF NOT EXISTS can fail on the catalog's unique index). The
+      // column is checked first because ALTER TABLE locks the table even when it is already there.
+      await db.query(
+        `do $$ begin
+           perform pg_advisory_xact_lock(hashtext('cms: ask_passages.embedding_v'));
+           create extension if not exists vector;
+           if not exists (${EMBEDDING_V_EXISTS}) then
+             alter table ask_passages add column embedding_v vector generated always as (embedding::vector) stored;
+           end if;
+         end $$`,
+      );
     return true;
   } catch {
     return false;

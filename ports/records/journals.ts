@@ -14,6 +14,13 @@ export interface JournalRepository extends Stored<JournalEntry> {
   replaceChunks(entryId: string, campaignId: string, chunks: JournalChunk[]): Promise<void>;
   chunks(entryId: string): Promise<JournalChunk[]>;
   moveFolderEntriesToRoot(folderId: string): Promise<number>;
+  /** Entries saved before the service's tokenizer counted them (queued by migration 0019), oldest id first. */
+  recountsDue(limit: number): Promise<{ id: string; content: string }[]>;
+  /**
+   * Stores a recount and takes the entry off the queue. The count is stored only while the entry
+   * still has `content` (an edit since recounted it already); chunks by position likewise.
+   */
+  storeRecount(entryId: string, content: string, tokenCount: number, chunks: { position: number; text: string; token_count: number }[]): Promise<void>;
 }
 
 export interface FolderRepository {

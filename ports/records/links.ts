@@ -1,5 +1,5 @@
 // What the application needs from a record store: links, the record lookup wikilinks resolve through, and background tasks (link maintenance runs as one).
-import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
+import type { Link, LinkFromType, LinkToType, MaintenanceRequest } from "../../domain/links.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
 import type { Listing, ReadOptions } from "../records.ts";
 
@@ -63,12 +63,19 @@ export interface LookupRepository {
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed";
 
-export interface Task {
+/** What each kind of background task carries: stored as JSON, read back as written. */
+export interface TaskPayloads {
+  link_maintenance: MaintenanceRequest;
+}
+export type TaskKind = keyof TaskPayloads;
+
+/** A task of one kind with its payload. */
+export interface TaskOf<K extends TaskKind> {
   id: string;
   campaign_id: string | null;
-  kind: string;
+  kind: K;
   status: TaskStatus;
-  payload: Record<string, unknown>;
+  payload: TaskPayloads[K];
   result: Record<string, unknown> | null;
   error: string | null;
   attempts: number;
@@ -77,9 +84,12 @@ export interface Task {
   started_at: string | null;
   finished_at: string | null;
 }
+/** Any task: checking `kind` types its `payload`. */
+export type Task = { [K in TaskKind]: TaskOf<K> }[TaskKind];
+export type NewTask = { [K in TaskKind]: Pick<TaskOf<K>, "id" | "campaign_id" | "kind" | "payload" | "created_by" | "created_at"> }[TaskKind];
 
 export interface TaskRepository {
-  insert(task: Pick<Task, "id" | "campaign_id" | "kind" | "payload" | "created_by" | "created_at">): Promise<Task>;
+  insert(task: NewTask): Promise<Task>;
   get(id: string): Promise<Task | null>;
   /** Takes the oldest ready task (queued, or running with an expired lease) so no other worker does. */
   claim(at: string, leaseUntil: string): Promise<Task | null>;

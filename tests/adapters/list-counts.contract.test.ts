@@ -8,7 +8,7 @@ import type { Character } from "../../domain/characters.ts";
 import type { JournalEntry } from "../../domain/journals.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { at, beatRecord, campaignRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
+import { at, beatRecord, campaignRecord, heroAwardRecord, momentRecord, newId, recapEntryRecord, sessionRecord } from "../support/records.ts";
 
 const page = { page: 1, size: 5 };
 
@@ -129,6 +129,91 @@ await forEachBackend("list totals from counters", (backend) => {
     expect((await store.links.list(campaign, {}, page, bob)).rows.length).toBe(2);
   });
 
+  test("hero awards, quotes and spotlights: totals follow creates, deletes, a session's deletion and a many-row insert", async () => {
+    const campaign = await newCampaign("Cards");
+    const other = await newCampaign("Other cards");
+    const [s1, s2] = [sessionRecord(campaign), sessionRecord(campaign)];
+    const elsewhere = sessionRecord(other);
+    for (const s of [s1!, s2!, elsewhere]) await store.sessions.insert(s);
+    const awards = [0, 1, 2].map((i) => heroAwardRecord(i < 2 ? s1! : s2!, { title: `Award ${i}`, order_index: 2 - i, created_at: at(i) }));
+    for (const a of awards) await store.recaps.insertAward(a, null);
+    await store.recaps.insertAward(heroAwardRecord(elsewhere), new Uint8Array([1, 2, 3]));
+    for (const s of [s1!, s2!]) await store.recaps.insertEntry(recapEntryRecord(s, "quote"));
+    await store.recaps.insertEntry(recapEntryRecord(s1!, "spotlight"));
+    const totals = async () => [
+      (await store.recaps.listAwards({ campaignId: campaign }, page)).total,
+      (await store.recaps.listEntries("quote", { campaignId: campaign }, page)).total,
+      (await store.recaps.listEntries("spotlight", { campaignId: campaign }, page)).total,
+    ];
+    expect(await totals()).toEqual([3, 2, 1]);
+    // In the list's order (order_index, then age), from the index that holds that order.
+    expect((await store.recaps.listAwards({ campaignId: campaign }, page)).rows.map((a) => a.title)).toEqual(["Award 2", "Award 1", "Award 0"]);
+    expect((await store.recaps.listAwards({ campaignId: campaign, sessionId: s1!.id }, page)).total).toBe(2);
+    expect(await store.recaps.deleteAward(awards[0]!.id)).toBe(true);
+    expect(await totals()).toEqual([2, 2, 1]);
+    await store.sessions.delete(s1!.id); // takes its award, quote and spotlight with it
+    expect(await totals()).toEqual([1, 1, 0]);
+    // One statement writing many cards (as an import does) counts them all, in both campaigns.
+    await db.query(
+      `insert into hero_awards (id, campaign_id, session_id, title, description, created_at)
+       select 'bulk-' || g || '-' || s.id, s.campaign_id, s.id, 'Bulk ' || g, 'd', now() from generate_series(1, 25) g, sessions s where s.id in ($1, $2)`,
+      [s2!.id, elsewhere.id],
+    );
+    expect(await totals()).toEqual([26, 1, 0]);
+    expect((await store.recaps.listAwards({ campaignId: other }, page)).total).toBe(26);
+    expect(await totals()).toEqual([
+      await count(`from hero_awards where campaign_id = $1`, [campaign]),
+      await count(`from recap_entries where campaign_id = $1 and entry_type = 'quote'`, [campaign]),
+      await count(`from recap_entries where campaign_id = $1 and entry_type = 'spotlight'`, [campaign]),
+    ]);
+    expect(await store.recaps.listAwards({ campaignId: campaign }, { page: 9, size: 5 })).toEqual({ rows: [], total: 26 });
+  });
+
+  test("list search: exact name, then names that start with it by name, then other matches newest first; exact totals", async () => {
+    const campaign = await newCampaign("Searched");
+    const other = await newCampaign("Searched elsewhere");
+    await store.characters.insert(characterOf(other, "Radr"));
+    const made = [
+      characterOf(campaign, "Radrabel Thorlasqua", true, 1),
+      characterOf(campaign, "Orin Radrick", true, 2),
+      characterOf(campaign, "Radr", true, 3),
+      { ...characterOf(campaign, "Mira", true, 4), character_aliases: ["Radrina"] },
+      characterOf(campaign, "radra Voss", true, 5),
+      characterOf(campaign, "Bela Stone", true, 6),
+      characterOf(campaign, "Radrabel Aster", false, 7),
+    ];
+    for (const c of made) await store.characters.insert(c);
+    const names = async (search: string, approvedOnly = false, at = { page: 1, size: 20 }) => {
+      const { rows, total } = await store.characters.list(campaign, { approvedOnly, search }, at);
+      return { names: rows.map((c) => c.character_name), total };
+    };
+    expect(await names("radr")).toEqual({ names: ["Radr", "radra Voss", "Radrabel Aster", "Radrabel Thorlasqua", "Mira", "Orin Radrick"], total: 6 });
+    expect(await names("RADR", true)).toEqual({ names: ["Radr", "radra Voss", "Radrabel Thorlasqua", "Mira", "Orin Radrick"], total: 5 });
+    // Pages cut across the tiers; past the end there are no rows and still the total.
+    expect(await names("radr", false, { page: 2, size: 2 })).toEqual({ names: ["Radrabel Aster", "Radrabel Thorlasqua"], total: 6 });
+    expect(await names("radr", false, { page: 3, size: 2 })).toEqual({ names: ["Mira", "Orin Radrick"], total: 6 });
+    expect(await names("radr", false, { page: 4, size: 2 })).toEqual({ names: [], total: 6 });
+    expect(await names("radrabel thor")).toEqual({ names: ["Radrabel Thorlasqua"], total: 1 });
+    // No word starts with these: substring, then a misspelling by similarity.
+    expect(await names("drab")).toEqual({ names: ["Radrabel Aster", "Radrabel Thorlasqua"], total: 2 });
+    expect(await names("Thorlasqa")).toEqual({ names: ["Radrabel Thorlasqua"], total: 1 });
+    // Totals follow creates and deletes.
+    const added = characterOf(campaign, "Radrix", true, 8);
+    await store.characters.insert(added);
+    expect(await names("radr")).toEqual({ names: ["Radr", "radra Voss", "Radrabel Aster", "Radrabel Thorlasqua", "Radrix", "Mira", "Orin Radrick"], total: 7 });
+    await store.characters.delete(made[2]!.id);
+    await store.characters.delete(added.id);
+    expect(await names("radr")).toEqual({ names: ["radra Voss", "Radrabel Aster", "Radrabel Thorlasqua", "Mira", "Orin Radrick"], total: 5 });
+
+    const place = (name: string, offset: number) => ({
+      id: newId(), campaign_id: campaign, kind: "location" as const, name, aliases: [], description: null, type: null, image: null, tcg_image: null, parent_id: null, merge: false, created_at: at(offset), updated_at: null,
+    });
+    for (const [i, name] of ["Greyskull Keep", "Old Grey Tower", "Grey Harbor", "Greenhollow"].entries()) await store.entities.insert(place(name, i));
+    await store.entities.insert({ ...place("Grey Harbor", 9), kind: "item" });
+    const { rows, total } = await store.entities.list(campaign, "location", { search: "grey" }, { page: 1, size: 20 });
+    expect({ names: rows.map((e) => e.name), total }).toEqual({ names: ["Grey Harbor", "Greyskull Keep", "Old Grey Tower"], total: 3 });
+  });
+
   test("concurrent creates in one campaign are all counted", async () => {
     const campaign = await newCampaign("Concurrent");
     await Promise.all(Array.from({ length: 40 }, (_, i) => store.withTransaction(async (tx) => tx.characters.insert(characterOf(campaign, `N${i}`, i % 4 !== 0, i)))));
@@ -183,4 +268,19 @@ await forEachBackend("cross-type search over many matches", (backend) => {
     await doc("characters", "c500", "Person rare", "The last of Quillbrook.");
     expect((await store.search.search(campaign.id, "quillbrook", ["characters"], 10, owner)).get("characters")?.map((h) => h.doc_id)).toEqual(["c500"]);
   });
+
+  test("a word common in a type's first documents and rare after: every match is a candidate, so the best is found", async () => {
+    const owner = (await store.users.insert({ id: newId(), name: "P", email: "p@example.test", role: "user", created_at: at() }))!.id;
+    const campaign = campaignRecord(owner, { title: "Skewed" });
+    await store.campaigns.insert(campaign);
+    const doc = (doc_id: string, title: string, body: string) => store.search.upsert({ campaign_id: campaign.id, doc_type: "locations", doc_id, title, body }, at());
+    // The first 40 (the sample) all hold "lantern": the type looks common; the 800-document probe then
+    // finds only those 40, fewer than the quota, so the text index is asked for the rest.
+    for (let i = 0; i < 40; i++) await doc(`a${String(i).padStart(3, "0")}`, `Street ${i}`, "a lantern hangs here");
+    for (let i = 0; i < 820; i++) await doc(`b${String(i).padStart(3, "0")}`, `Alley ${i}`, "dark and quiet");
+    await doc("z1", "Far tower", "lantern lantern lantern, the lantern keeper's lantern");
+    const hits = (await store.search.search(campaign.id, "lantern", ["locations"], 10, owner)).get("locations") ?? [];
+    expect(hits.length).toBe(10);
+    expect(hits[0]!.doc_id).toBe("z1");
+  }, 30_000); // 861 documents written one by one, on a loaded machine
 });

@@ -303,7 +303,7 @@ await forEachBackend("record store contract", (backend) => {
 
   test("tasks: each ready task is claimed by exactly one worker, then finished", async () => {
     const ids = [uuidV7.next(), uuidV7.next(), uuidV7.next()];
-    for (const [i, id] of ids.entries()) await store.tasks.insert({ id, campaign_id: null, kind: "test", payload: { i }, created_by: null, created_at: at(100 + i) });
+    for (const [i, id] of ids.entries()) await store.tasks.insert({ id, campaign_id: null, kind: "link_maintenance", payload: { operation: "add", campaign_id: `c${i}`, target_id: `t${i}` }, created_by: null, created_at: at(100 + i) });
     const claims = await Promise.all(ids.map(() => store.tasks.claim(at(200), at(10_000))));
     const claimed = claims.filter(Boolean).map((t) => t!.id);
     expect(new Set(claimed).size).toBe(claimed.length);

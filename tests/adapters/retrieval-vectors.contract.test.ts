@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GeminiEmbedder } from "../../adapters/ai/gemini.ts";
 import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
-import { detectPgvector, type VectorSearch } from "../../adapters/sql/vectors.ts";
-import { openPostgres } from "../../adapters/sql/database.ts";
+import { applicationIndex, detectPgvector, pgvectorIndex, type VectorSearch } from "../../adapters/sql/vectors.ts";
+import { openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { parseConfig } from "../../infra/config.ts";
 import { startWorker } from "../../infra/worker.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
@@ -45,6 +45,7 @@ for (const c of cases) {
   else if (c.skip) announceSkip("Ask dense retrieval", c.backend);
   describe.skipIf(Boolean(c.skip))(`Ask dense retrieval on ${c.label}`, () => {
     let closeDb: () => Promise<void>;
+    let db: SqlDatabase;
     let service: Awaited<ReturnType<typeof inProcessService>>;
     const users: Record<"gm" | "ann" | "bob", { id: string; key: string }> = {} as never;
     let campaignId = "";
@@ -58,6 +59,7 @@ for (const c of cases) {
     beforeAll(async () => {
       const opened = await c.backend.open();
       closeDb = opened.close;
+      db = opened.db;
       if (c.search === "pgvector") expect(await detectPgvector(opened.db, opened.db.backend)).toBe(true);
       service = await inProcessService(opened.db, {
         config: { gemini },
@@ -173,6 +175,57 @@ for (const c of cases) {
         await worker.stop();
       }
     });
+
+    if (c.search === "pgvector")
+      test("pgvector ranks by the true cosine, and the application's ranking agrees with it", async () => {
+        fake.reset();
+        await pending();
+        // The generated column holds the same numbers as the array every write path fills.
+        const [copy] = await db.query(`select count(*)::int as n, count(*) filter (where embedding_v::real[] = embedding)::int as same from ask_passages where embedding is not null`);
+        expect(copy!.n).toBeGreaterThanOrEqual(8);
+        expect(copy!.same).toBe(copy!.n);
+        const rows = await db.query(`select id, embedding from ask_passages where campaign_id = $1 and embedding is not null`, [campaignId]);
+        const stored = rows.map((row) => ({ id: String(row.id), v: (row.embedding as number[]).map(Number) }));
+        const model = gemini.embeddingModel;
+        for (const question of ["Who pinched the blade?", "market keep", "which place is cursed", "a crown in the strongroom"]) {
+          const [vector] = (await new GeminiEmbedder({ ...gemini, apiKey: FAKE_GEMINI_KEY }).embed([question], "query")) as [number[]];
+          // Computed here in float64, independently of both rankings.
+          const cosine = (v: number[]) => {
+            let dot = 0, a = 0, b = 0;
+            for (let i = 0; i < v.length; i++) (dot += v[i]! * vector[i]!), (a += v[i]! * v[i]!), (b += vector[i]! * vector[i]!);
+            return dot / Math.sqrt(a * b);
+          };
+          const exact = new Map(stored.map((p) => [p.id, cosine(p.v)]));
+          const query = { campaignId, viewer: null, blockedSessions: null, model, vector, limit: 1000 };
+          const byPgvector = await pgvectorIndex(db).nearest(query);
+          const inApp = await applicationIndex(db).nearest(query);
+          expect(byPgvector.length).toBe(stored.length);
+          expect([...inApp].sort()).toEqual([...byPgvector].sort());
+          // pgvector's order is the true order (float32 sums: ties within 1e-6); the application's
+          // bytes (a quarter of float32) may swap neighbours a little closer than 0.02.
+          for (let i = 1; i < byPgvector.length; i++) expect(exact.get(byPgvector[i]!)!).toBeLessThanOrEqual(exact.get(byPgvector[i - 1]!)! + 1e-6);
+          for (let i = 1; i < inApp.length; i++) expect(exact.get(inApp[i]!)!).toBeLessThanOrEqual(exact.get(inApp[i - 1]!)! + 0.02);
+          expect(Math.abs(exact.get(inApp[0]!)! - exact.get(byPgvector[0]!)!)).toBeLessThanOrEqual(0.02);
+          // And the whole retrieval (words fused with vectors) cites the same passages either way.
+          const inAppRetriever = sqlRetriever(db, { embedder: new GeminiEmbedder({ ...gemini, apiKey: FAKE_GEMINI_KEY }), vectorSearch: "application" });
+          const asked = { campaignId, text: question, journals: { all: true } as const, limit: 5 };
+          const viaPgvector = (await ask(question)).map((p) => p.sourceId);
+          expect(viaPgvector.length).toBeGreaterThan(0);
+          expect((await inAppRetriever.retrieve(asked)).map((p) => p.sourceId)).toEqual(viaPgvector);
+        }
+      });
+
+    if (c.search === "pgvector")
+      test("processes finding pgvector at the same moment all use it (one creates the extension and the column)", async () => {
+        const fresh = await c.backend.open();
+        try {
+          expect(await Promise.all([1, 2, 3, 4].map(() => detectPgvector(fresh.db, fresh.db.backend)))).toEqual([true, true, true, true]);
+          expect(await fresh.db.query(`select extname from pg_extension where extname = 'vector'`)).toEqual([{ extname: "vector" }]);
+          expect(await fresh.db.query(`select generation_expression from information_schema.columns where table_name = 'ask_passages' and column_name = 'embedding_v'`)).toEqual([{ generation_expression: "(embedding)::vector" }]);
+        } finally {
+          await fresh.close();
+        }
+      }, 30_000); // a second database to copy and drop on a loaded machine
 
     test("the embedding service failing leaves the lexical ranking answering", async () => {
       fake.fail({ status: 503, body: { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } } });

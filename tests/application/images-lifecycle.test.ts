@@ -5,26 +5,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sweepImages } from "../../application/images.ts";
 import { startWorker } from "../../infra/worker.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService } from "../support/inprocess.ts";
-import { jpegWithGps, png } from "../support/images.ts";
+import { inProcessService, type InProcessService } from "../support/inprocess.ts";
+import { jpegWithGps, uploadPicture } from "../support/images.ts";
 
 await forEachBackend("images after their records are deleted", (backend) => {
   let opened: Awaited<ReturnType<typeof backend.open>>;
-  let service: Awaited<ReturnType<typeof inProcessService>>;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await service.request(method, path, { key: service.adminKey, body });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
-  /** init, PUT through the service's own byte route, complete: answers the image's key and URL. */
-  const picture = async (campaignId: string, entity_type: string, entity_id: string, attach = true) => {
-    const grant = (await call("POST", `/v1/campaigns/${campaignId}/images/init`, { entity_type, entity_id, file_name: "p.png", content_type: "image/png" })).body;
-    const put = await service.app.handle(new Request(grant.upload_url, { method: "PUT", body: await png(), headers: { "content-type": "image/png" } }));
-    expect(put.status).toBe(200);
-    const done = await call("POST", `/v1/campaigns/${campaignId}/images/complete`, { object_key: grant.object_key, entity_type, entity_id, attach });
-    expect(done.status).toBe(200);
-    return { key: grant.object_key as string, url: done.body.url as string };
-  };
+  let service: InProcessService;
+  const call = (method: string, path: string, body?: unknown) => service.call(method, path, service.adminKey, body);
+  const picture = (campaignId: string, entity_type: string, entity_id: string, attach = true) => uploadPicture(service, campaignId, entity_type, entity_id, attach);
   const objects = () => service.deps.images.store.list("campaigns/");
 
   beforeAll(async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { seedOneOfEach } from "../support/seed.ts";
 import { mcpAnswer, mcpRequest, restRequest, typedClient } from "../support/typed.ts";
 import { sampleOf } from "../support/samples.ts";
 
@@ -90,60 +91,29 @@ let fresh: (name: string, op: Operation) => Promise<string>;
 
 beforeAll(async () => {
   service = await inProcessService();
-  const admin = service.adminKey;
-  const seed = async (method: string, path: string, body: unknown, key = keys.owner) => {
-    const response = await service.request(method, path, { key, body });
-    const text = await response.text();
-    const json = text ? JSON.parse(text) : null;
-    if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const user = async (name: string) => {
-    const created = await seed("POST", "/internal/v1/users", { name, email: `${name}@example.test` }, admin);
-    const key = await seed("POST", `/internal/v1/users/${created.id}/keys`, {}, admin);
-    return { id: created.id as string, key: key.key as string, keyId: key.id as string };
-  };
-  const people: Record<string, Awaited<ReturnType<typeof user>>> = {};
-  for (const name of ["owner", "admin", "player", "viewer", "outsider", "scratch"]) people[name] = await user(name);
+  const admin = service.as().must;
+  const people: Record<string, Awaited<ReturnType<typeof service.newUser>>> = {};
+  for (const name of ["owner", "admin", "player", "viewer", "outsider", "scratch"]) people[name] = await service.newUser(name, `${name}@example.test`);
+  const owner = service.as(people.owner!.key).must;
   keys.owner = people.owner!.key;
   keys.admin = people.admin!.key;
   keys.player = people.player!.key;
   keys.viewer = people.viewer!.key;
   keys["non-member"] = people.outsider!.key;
-  const revoked = await seed("POST", `/internal/v1/users/${people.player!.id}/keys`, {}, admin);
-  await seed("DELETE", `/internal/v1/keys/${revoked.id}`, undefined, admin);
+  const revoked = await admin("POST", `/internal/v1/users/${people.player!.id}/keys`, {});
+  await admin("DELETE", `/internal/v1/keys/${revoked.id}`);
   keys["revoked key"] = revoked.key;
 
   const campaign = async () => {
-    const id = (await seed("POST", "/v1/campaigns", { title: "Matrix" })).id as string;
-    for (const role of ["admin", "player", "viewer"]) await seed("POST", `/internal/v1/campaigns/${id}/members`, { user_id: people[role]!.id, role }, admin);
+    const id = (await owner("POST", "/v1/campaigns", { title: "Matrix" })).id as string;
+    for (const role of ["admin", "player", "viewer"]) await admin("POST", `/internal/v1/campaigns/${id}/members`, { user_id: people[role]!.id, role });
     return id;
   };
-  ids.campaign_id = ids.world_id = await campaign();
+  ids.campaign_id = await campaign();
   // First-party rows act on a user and a key of their own, never the callers'.
   ids.user_id = people.scratch!.id;
   ids.key_id = people.scratch!.keyId;
-  const makers: Record<string, () => Promise<string>> = {
-    campaign_id: campaign,
-    character_id: async () => (await seed("POST", "/v1/characters", { campaign_id: ids.campaign_id, character_name: `Target ${crypto.randomUUID()}` })).id,
-    faction_id: async () => (await seed("POST", "/v1/factions", { campaign_id: ids.campaign_id, name: "A faction" })).id,
-    location_id: async () => (await seed("POST", "/v1/locations", { campaign_id: ids.campaign_id, name: "A location" })).id,
-    item_id: async () => (await seed("POST", "/v1/items", { campaign_id: ids.campaign_id, name: "An item" })).id,
-    session_id: async () => (await seed("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }, admin)).id,
-    beat_id: async () => (await seed("POST", "/v1/beats", { campaign_id: ids.campaign_id, label: "B", type: "major" })).id,
-    moment_id: async () => (await seed("POST", "/v1/moments", { campaign_id: ids.campaign_id, label: "M" })).id,
-    award_id: async () => (await seed("POST", "/v1/hero-awards", { session_id: ids.session_id, title: "T", description: "D" })).id,
-    quote_id: async () => (await seed("POST", "/v1/quotes", { session_id: ids.session_id, text: "Q" })).id,
-    spotlight_id: async () => (await seed("POST", "/v1/spotlights", { session_id: ids.session_id, title: "S" })).id,
-    quest_id: async () => (await seed("POST", "/v1/quests", { campaign_id: ids.campaign_id, quest_name: "Q" })).id,
-    entry_id: async () => (await seed("POST", "/v1/journals", { world_id: ids.campaign_id, title: "J", content: "Private notes" })).id,
-    folder_id: async () => (await seed("POST", "/v1/journal-folders", { world_id: ids.campaign_id, name: "F", path: `f-${crypto.randomUUID()}` })).id,
-    link_id: async () => (await seed("POST", `/v1/campaigns/${ids.campaign_id}/links`, { from_id: ids.character_id, from_type: "Character", to_id: await makers.item_id!(), to_type: "Item" })).id,
-  };
-  for (const name of Object.keys(makers)) if (name !== "campaign_id" && name !== "link_id") ids[name] = await makers[name]!();
-  ids.link_id = await makers.link_id!();
-  ids.parent_id = ids.beat_id!;
-  ids.task_id = (await seed("POST", "/v1/characters/links/maintenance", { operation: "add", campaign_id: ids.campaign_id, target_id: ids.character_id, target_type: "Character", alias: "Target" })).task_id;
+  const makers: Record<string, () => Promise<string>> = { campaign_id: campaign, ...(await seedOneOfEach(owner, admin, ids)) };
   fresh = async (name, op) => {
     const key = name === "id" ? (op.id.includes("Folder") ? "folder_id" : "entry_id") : name;
     return makers[key] ? makers[key]!() : ids[key]!;

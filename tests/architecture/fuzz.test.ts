@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { seedOneOfEach } from "../support/seed.ts";
 
 let service: Awaited<ReturnType<typeof inProcessService>>;
 let key: string;
@@ -11,24 +12,12 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   service = await inProcessService();
-  const json = async (response: Response) => response.json();
-  const user = await json(await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "F", email: "f@example.test" } }));
-  key = (await json(await service.request("POST", `/internal/v1/users/${user.id}/keys`, { key: service.adminKey, body: {} }))).key;
+  const user = await service.newUser("F", "f@example.test");
+  key = user.key;
   ids.user_id = user.id;
-  ids.campaign_id = (await json(await service.request("POST", "/v1/campaigns", { key, body: { title: "Fuzz" } }))).id;
-  ids.world_id = ids.campaign_id!;
-  ids.character_id = (await json(await service.request("POST", "/v1/characters", { key, body: { campaign_id: ids.campaign_id, character_name: "Target" } }))).id;
-  for (const kind of ["faction", "location", "item"])
-    ids[`${kind}_id`] = (await json(await service.request("POST", `/v1/${kind}s`, { key, body: { campaign_id: ids.campaign_id, name: `A ${kind}` } }))).id;
-  const admin = (method: string, path: string, body?: unknown) => service.request(method, path, { key: service.adminKey, body });
-  ids.session_id = (await json(await admin("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }))).id;
-  ids.beat_id = (await json(await service.request("POST", "/v1/beats", { key, body: { campaign_id: ids.campaign_id, label: "B", type: "major" } }))).id;
-  ids.moment_id = (await json(await service.request("POST", "/v1/moments", { key, body: { campaign_id: ids.campaign_id, label: "M" } }))).id;
-  ids.award_id = (await json(await service.request("POST", "/v1/hero-awards", { key, body: { session_id: ids.session_id, title: "T", description: "D" } }))).id;
-  ids.quote_id = (await json(await service.request("POST", "/v1/quotes", { key, body: { session_id: ids.session_id, text: "Q" } }))).id;
-  ids.spotlight_id = (await json(await service.request("POST", "/v1/spotlights", { key, body: { session_id: ids.session_id, title: "S" } }))).id;
-  ids.quest_id = (await json(await service.request("POST", "/v1/quests", { key, body: { campaign_id: ids.campaign_id, quest_name: "Q" } }))).id;
-  ids.link_id = (await json(await service.request("POST", `/v1/campaigns/${ids.campaign_id}/links`, { key, body: { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" } }))).id;
+  const owner = service.as(key).must;
+  ids.campaign_id = (await owner("POST", "/v1/campaigns", { title: "Fuzz" })).id;
+  await seedOneOfEach(owner, service.as().must, ids);
 });
 afterAll(() => service?.close());
 

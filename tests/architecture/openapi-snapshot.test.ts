@@ -15,8 +15,7 @@ let userKey: string;
 
 beforeAll(async () => {
   service = await inProcessService();
-  const user = await (await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "S", email: "s@example.test" } })).json();
-  userKey = (await (await service.request("POST", `/internal/v1/users/${user.id}/keys`, { key: service.adminKey, body: {} })).json()).key;
+  userKey = (await service.newUser("S", "s@example.test")).key;
 });
 afterAll(() => service?.close());
 

@@ -32,8 +32,7 @@ let userKey: string;
 
 beforeAll(async () => {
   service = await inProcessService();
-  const user = await (await service.request("POST", "/internal/v1/users", { key: service.adminKey, body: { name: "T", email: "t@example.test" } })).json();
-  userKey = (await (await service.request("POST", `/internal/v1/users/${user.id}/keys`, { key: service.adminKey, body: {} })).json()).key;
+  userKey = (await service.newUser("T", "t@example.test")).key;
 });
 afterAll(() => service?.close());
 
@@ -136,17 +135,11 @@ describe("MCP and REST answer alike", () => {
     expect(response.status).toBe(200);
     return (await response.json()).result;
   };
-  const rest = async (method: string, path: string, body?: unknown, key = userKey) => {
-    const response = await service.request(method, path, { key, body });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const rest = (method: string, path: string, body?: unknown, key = userKey) => service.must(method, path, key, body);
 
   beforeAll(async () => {
     tools = (await rpc("tools/list", {})).tools;
-    const outsider = await rest("POST", "/internal/v1/users", { name: "Outsider", email: "o@example.test" }, service.adminKey);
-    outsiderKey = (await rest("POST", `/internal/v1/users/${outsider.id}/keys`, {}, service.adminKey)).key;
+    outsiderKey = (await service.newUser("Outsider", "o@example.test")).key;
     const make = async (path: string, body: Args) => (await rest("POST", path, body)).id as string;
     const campaign = await make("/v1/campaigns", { title: "Parity", system: "D&D 5e" });
     const character = await make("/v1/characters", { campaign_id: campaign, character_name: "Vex", player_name: "Laura" });

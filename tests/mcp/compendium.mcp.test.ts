@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { User } from "../support/backends.ts";
 import { mcpGameMaster, payload } from "../support/mcp.ts";
+import { expectRefused } from "../support/refusals.ts";
 
 describe("MCP compendium tools", () => {
   let gm: User;
@@ -52,6 +53,6 @@ describe("MCP compendium tools", () => {
 
     const removed = await mcp.callTool({ name: "delete_location", arguments: { location_id: place.id } });
     expect(removed.isError).toBeFalsy();
-    expect((await gm.api.get(`/v1/locations/${place.id}`)).status).toBe(404);
+    expectRefused(await gm.api.get(`/v1/locations/${place.id}`), 404, "Location not found");
   });
 });

@@ -3,27 +3,22 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sweepImages } from "../../application/images.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { png } from "../support/images.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { uploadPicture } from "../support/images.ts";
+import { inProcessService, type InProcessService } from "../support/inprocess.ts";
 
 await forEachBackend("images through export and import", (backend) => {
   let opened: Awaited<ReturnType<typeof backend.open>>;
-  let service: Awaited<ReturnType<typeof inProcessService>>;
-  let owner: { id: string };
+  let service: InProcessService;
+  let owner: { id: string; key: string };
   let ownerKey: string;
-  const call = async (method: string, path: string, body?: unknown, key = service.adminKey) => {
-    const response = await service.request(method, path, { key, body });
+  const call = (method: string, path: string, body?: unknown, key = service.adminKey) => service.call(method, path, key, body);
+  /** The export document as sent (the import takes those bytes) and parsed. */
+  const exported = async (campaignId: string, query = "") => {
+    const response = await service.request("GET", `/internal/v1/campaigns/${campaignId}/export${query}`, { key: service.adminKey });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, text };
+    return { status: response.status, body: JSON.parse(text), text };
   };
-  const picture = async (campaignId: string, entity_type: string, entity_id: string) => {
-    const grant = (await call("POST", `/v1/campaigns/${campaignId}/images/init`, { entity_type, entity_id, file_name: "p.png", content_type: "image/png" })).body;
-    const put = await service.app.handle(new Request(grant.upload_url, { method: "PUT", body: await png(), headers: { "content-type": "image/png" } }));
-    expect(put.status).toBe(200);
-    const done = await call("POST", `/v1/campaigns/${campaignId}/images/complete`, { object_key: grant.object_key, entity_type, entity_id, attach: true });
-    expect(done.status).toBe(200);
-    return done.body.url as string;
-  };
+  const picture = async (campaignId: string, entity_type: string, entity_id: string) => (await uploadPicture(service, campaignId, entity_type, entity_id)).url;
   const served = async (url: string) => {
     const response = await service.app.handle(new Request(url));
     return response.status === 200 ? new Uint8Array(await response.arrayBuffer()) : response.status;
@@ -51,8 +46,8 @@ await forEachBackend("images through export and import", (backend) => {
   beforeAll(async () => {
     opened = await backend.open();
     service = await inProcessService(opened.db);
-    owner = (await call("POST", "/internal/v1/users", { name: "Laura", email: `laura-${backend.name}@example.test` })).body;
-    ownerKey = (await call("POST", `/internal/v1/users/${owner.id}/keys`, {})).body.key;
+    owner = await service.newUser("Laura", `laura-${backend.name}@example.test`);
+    ownerKey = owner.key;
   });
   afterAll(async () => {
     await service.close();
@@ -61,7 +56,7 @@ await forEachBackend("images through export and import", (backend) => {
 
   test("include_images=true: the bytes travel inline and the import keeps them after the source is gone", async () => {
     const { campaign, bytes } = await source("Inline");
-    const document = await call("GET", `/internal/v1/campaigns/${campaign.id}/export?include_images=true`);
+    const document = await exported(campaign.id, "?include_images=true");
     expect(document.status).toBe(200);
     expect(document.body.images.map((i: Record<string, unknown>) => [i.content_type, typeof i.sha256, Buffer.from(i.data as string, "base64").equals(Buffer.from(bytes as Uint8Array))])).toEqual([
       ["image/png", "string", true],
@@ -91,7 +86,7 @@ await forEachBackend("images through export and import", (backend) => {
 
   test("without include_images: the import copies what this store holds; an image found nowhere is cleared", async () => {
     const { campaign, bytes } = await source("By URL");
-    const document = await call("GET", `/internal/v1/campaigns/${campaign.id}/export`);
+    const document = await exported(campaign.id);
     expect(document.body.images).toBeUndefined();
 
     const imported = await importDocument(document.text);

@@ -76,10 +76,7 @@ await forEachBackend("campaign export and import", (backend) => {
     const opened = await backend.open();
     closeDb = opened.close;
     service = await inProcessService(opened.db);
-    for (const who of ["gm", "player", "importer"]) {
-      const user = await ok("admin", "POST", "/internal/v1/users", { name: who, email: `${who}@example.test` });
-      users[who] = { id: user.id, key: (await ok("admin", "POST", `/internal/v1/users/${user.id}/keys`, {})).key };
-    }
+    for (const who of ["gm", "player", "importer"]) users[who] = await service.newUser(who, `${who}@example.test`);
   });
   afterAll(async () => {
     await service?.close();
@@ -223,6 +220,40 @@ await forEachBackend("campaign export and import", (backend) => {
       parsed.header.format = "campaign-memory-service/campaign-export";
       expect((await importing(JSON.stringify(parsed))).status).toBe(201);
     });
+
+    test("journal token counts are recounted on import: an understated one is corrected, one over a limit is refused naming the entry, nothing is created", async () => {
+      const before = await campaignCount();
+      const parsed = JSON.parse(document);
+      delete parsed.trailer.records_sha256;
+      const entries = parsed.records.journal_entries;
+      // o200k_base: "hello world" is 2 tokens; "a" then " a" n - 1 times is n tokens.
+      const tokens = (n: number) => "a" + " a".repeat(n - 1);
+      for (const entry of entries) entry.content = "hello world";
+      entries[1].content = tokens(50_001);
+      entries[1].token_count = 10;
+      let reply = await importing(JSON.stringify(parsed));
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail[0].msg).toBe(
+        `records.journal_entries[1].content (entry ${entries[1].id}) has 50,001 tokens, over the journal entry limit of 50,000 (the file says 10); nothing was imported`,
+      );
+      // Each entry under its limit, together over the campaign's: 2 + 2 + 21 × 48,000.
+      entries[1].content = "hello world";
+      for (let i = 0; i < 21; i++)
+        entries.push({ ...entries[1], id: `0190a000-0000-7000-8000-${String(i).padStart(12, "0")}`, title: `Copy ${i}`, content: tokens(48_000), token_count: 1 });
+      reply = await importing(JSON.stringify(parsed));
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail[0].msg).toBe(
+        "records.journal_entries[22].content (entry 0190a000-0000-7000-8000-000000000020) brings the campaign's journal entries to 1,008,004 tokens, over the limit of 1,000,000; nothing was imported",
+      );
+      expect(await campaignCount()).toBe(before);
+      // Within the limits, an understated count is replaced by the service's own.
+      entries.splice(2);
+      entries[1].token_count = 0;
+      reply = await importing(JSON.stringify(parsed));
+      expect(reply.status).toBe(201);
+      const imported = JSON.parse((await exportOf("importer", reply.body.id)).text);
+      expect(imported.records.journal_entries.map((e: any) => [e.title, e.token_count]).sort()).toEqual([["GM secret", 2], ["Player diary", 2]]);
+    }, 120_000);
 
     test("a player's export holds what they may read; the whole export needs manage access", async () => {
       const refused = await call("player", "GET", `/v1/campaigns/${cid}/export?scope=all`);

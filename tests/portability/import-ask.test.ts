@@ -34,15 +34,11 @@ for (const backend of await recordBackends()) {
     });
 
     test("Ask finds the handout text and the transcript of an imported session", async () => {
-      const as = async (key: string, method: string, path: string, body?: unknown) => {
-        const response = await service.request(method, path, { key, body });
-        if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-        return response;
-      };
-      const user = await (await as(service.adminKey, "POST", "/internal/v1/users", { name: "Matt", email: `matt-${backend.name}@example.test` })).json();
-      const key = (await (await as(service.adminKey, "POST", `/internal/v1/users/${user.id}/keys`, {})).json()).key;
-      const campaign = await (await as(key, "POST", "/v1/campaigns", { title: "Airships" })).json();
-      const session = await (await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: campaign.id, title: "Landfall", session_date: "2020-01-01T00:00:00Z", type: "other" })).json();
+      const as = (who: string, method: string, path: string, body?: unknown) => service.must(method, path, who, body);
+      const user = await service.newUser("Matt", `matt-${backend.name}@example.test`);
+      const { key } = user;
+      const campaign = await as(key, "POST", "/v1/campaigns", { title: "Airships" });
+      const session = await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: campaign.id, title: "Landfall", session_date: "2020-01-01T00:00:00Z", type: "other" });
       await as(service.adminKey, "PUT", `/internal/v1/sessions/${session.id}/handout`, HANDOUT);
       const transcript = await service.app.handle(
         new Request(`http://localhost/internal/v1/sessions/${session.id}/transcript?format=plain`, {
@@ -53,16 +49,16 @@ for (const backend of await recordBackends()) {
         }),
       );
       expect(transcript.status).toBe(201);
-      const document = await (await as(service.adminKey, "GET", `/internal/v1/campaigns/${campaign.id}/export`)).text();
+      const document = await (await service.request("GET", `/internal/v1/campaigns/${campaign.id}/export`, { key: service.adminKey, must: true })).text();
       const imported = await service.app.handle(
         new Request(`http://localhost/internal/v1/campaigns/import?owner_id=${user.id}`, { method: "POST", headers: { "x-api-key": service.adminKey, "content-type": "application/json" }, body: document }),
       );
       expect(imported.status).toBe(201);
       const { id } = await imported.json();
-      const newSession = (await (await as(key, "GET", `/v1/sessions?campaign_id=${id}`)).json()).data[0];
+      const newSession = (await as(key, "GET", `/v1/sessions?campaign_id=${id}`)).data[0];
       expect(newSession.title).toBe("Landfall");
 
-      const answer = await (await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Where did the zeppelin Quindecillion crash?" }] })).json();
+      const answer = await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Where did the zeppelin Quindecillion crash?" }] });
       expect(answer.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id, c.excerpt])).toEqual([
         ["session", newSession.id, "The zeppelin Quindecillion crashed into the Sunken Bazaar.\nArrival\nSalvage the wreck\nBruised"],
       ]);
@@ -72,7 +68,7 @@ for (const backend of await recordBackends()) {
       const sourceWindows = await windows(campaign.id);
       expect(sourceWindows.map((w) => [w.utterance_start, w.utterance_end])).toEqual([[0, 19], [10, 29], [20, 39], [30, 44]]);
       expect(await windows(id)).toEqual(sourceWindows);
-      const quoted = await (await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Which dragon burns the Sunforge?" }] })).json();
+      const quoted = await as(key, "POST", "/v1/ask", { campaign_id: id, messages: [{ role: "user", content: "Which dragon burns the Sunforge?" }] });
       expect(quoted.citations.map((c: Record<string, unknown>) => [c.source_type, c.source_id])).toContainEqual(["transcript", newSession.id]);
     });
   });

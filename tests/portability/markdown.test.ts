@@ -7,20 +7,15 @@ import { inProcessService } from "../support/inprocess.ts";
 test("export.zip holds one note per record with front matter and its [[wikilinks]], journals in their folder tree", async () => {
   const service = await inProcessService();
   try {
-    const as = async (key: string, method: string, path: string, body?: unknown) => {
-      const response = await service.request(method, path, { key, body });
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response;
-    };
-    const user = await (await as(service.adminKey, "POST", "/internal/v1/users", { name: "Matt", email: "m@example.test" })).json();
-    const key = (await (await as(service.adminKey, "POST", `/internal/v1/users/${user.id}/keys`, {})).json()).key;
-    const campaign = await (await as(key, "POST", "/v1/campaigns", { title: "Vox: Machina" })).json();
-    const grog = await (await as(key, "POST", "/v1/characters", { campaign_id: campaign.id, character_name: "Grog", character_aliases: ["Grog Strongjaw"], description: "Friend of [[Pike]] from [[Emon|the city]]" })).json();
+    const { key } = await service.newUser("Matt", "m@example.test");
+    const as = (who: string, method: string, path: string, body?: unknown) => service.must(method, path, who, body);
+    const campaign = await as(key, "POST", "/v1/campaigns", { title: "Vox: Machina" });
+    const grog = await as(key, "POST", "/v1/characters", { campaign_id: campaign.id, character_name: "Grog", character_aliases: ["Grog Strongjaw"], description: "Friend of [[Pike]] from [[Emon|the city]]" });
     await as(key, "POST", "/v1/locations", { campaign_id: campaign.id, name: "Emon" });
-    const folder = await (await as(key, "POST", "/v1/journal-folders", { world_id: campaign.id, name: "Gods", path: "Lore/Gods" })).json();
+    const folder = await as(key, "POST", "/v1/journal-folders", { world_id: campaign.id, name: "Gods", path: "Lore/Gods" });
     await as(key, "POST", "/v1/journals", { world_id: campaign.id, title: "Sarenrae?", content: "Dawn [[Grog]]", tags: ["gods"], folder_id: folder.id ?? folder.data?.id });
 
-    const response = await as(key, "GET", `/v1/campaigns/${campaign.id}/export.zip?format=markdown`);
+    const response = await service.request("GET", `/v1/campaigns/${campaign.id}/export.zip?format=markdown`, { key, must: true });
     expect(response.headers.get("content-type")).toBe("application/zip");
     const files = unzipSync(new Uint8Array(await response.arrayBuffer()));
     const names = Object.keys(files).sort();

@@ -28,11 +28,7 @@ await forEachBackend("webhook dispatcher woken at commit", (backend) => {
     });
     try {
       service.deps.webhooks = webhookSettings(parseConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }));
-      const call = async (method: string, path: string, body?: unknown) => {
-        const response = await service.request(method, path, { key: service.adminKey, body });
-        expect(response.status).toBeLessThan(300);
-        return response.json();
-      };
+      const call = service.as().must;
       const quiet = await call("POST", "/v1/campaigns", { title: "No webhooks" });
       const watched = await call("POST", "/v1/campaigns", { title: "Watched" });
       await call("POST", `/v1/campaigns/${watched.id}/webhooks`, { url: `http://127.0.0.1:${receiver.port}/hook` });

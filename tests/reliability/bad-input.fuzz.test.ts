@@ -11,6 +11,7 @@ import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessService } from "../support/inprocess.ts";
+import { seedOneOfEach } from "../support/seed.ts";
 import { sampleOf } from "../support/samples.ts";
 
 
@@ -115,31 +116,14 @@ await forEachBackend("bad input over REST and MCP", (backend) => {
     const opened = await backend.open();
     closeDatabase = opened.close;
     service = await inProcessService(opened.db);
-    const call = async (method: string, path: string, body: unknown, as = key) => {
-      const response = await service.request(method, path, { key: as, body });
-      const json = await response.json();
-      if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const user = await call("POST", "/internal/v1/users", { name: "Fuzz", email: "fuzz@example.test" }, service.adminKey);
+    const user = await service.newUser("Fuzz", "fuzz@example.test");
     ids.user_id = user.id;
-    const issued = await call("POST", `/internal/v1/users/${user.id}/keys`, {}, service.adminKey);
-    key = issued.key;
-    ids.key_id = issued.id;
-    ids.campaign_id = ids.world_id = (await call("POST", "/v1/campaigns", { title: "Fuzz" })).id;
-    ids.character_id = (await call("POST", "/v1/characters", { campaign_id: ids.campaign_id, character_name: "Target" })).id;
-    for (const kind of ["faction", "location", "item"]) ids[`${kind}_id`] = (await call("POST", `/v1/${kind}s`, { campaign_id: ids.campaign_id, name: `A ${kind}` })).id;
-    ids.session_id = (await call("POST", "/internal/v1/sessions", { campaign_id: ids.campaign_id, type: "chatVoice", title: "S", session_date: "2026-01-01T00:00:00Z" }, service.adminKey)).id;
-    ids.beat_id = ids.parent_id = (await call("POST", "/v1/beats", { campaign_id: ids.campaign_id, label: "B", type: "major" })).id;
-    ids.moment_id = ids.source_moment_id = (await call("POST", "/v1/moments", { campaign_id: ids.campaign_id, label: "M" })).id;
-    ids.award_id = (await call("POST", "/v1/hero-awards", { session_id: ids.session_id, title: "T", description: "D" })).id;
-    ids.quote_id = (await call("POST", "/v1/quotes", { session_id: ids.session_id, text: "Q" })).id;
-    ids.spotlight_id = (await call("POST", "/v1/spotlights", { session_id: ids.session_id, title: "S" })).id;
-    ids.quest_id = (await call("POST", "/v1/quests", { campaign_id: ids.campaign_id, quest_name: "Q" })).id;
-    ids.entry_id = (await call("POST", "/v1/journals", { world_id: ids.campaign_id, title: "J", content: "Private notes" })).id;
-    ids.folder_id = (await call("POST", "/v1/journal-folders", { world_id: ids.campaign_id, name: "F", path: "f" })).id;
-    ids.link_id = (await call("POST", `/v1/campaigns/${ids.campaign_id}/links`, { from_id: ids.character_id, from_type: "Character", to_id: ids.item_id, to_type: "Item" })).id;
-    ids.task_id = (await call("POST", "/v1/characters/links/maintenance", { operation: "add", campaign_id: ids.campaign_id, target_id: ids.character_id, target_type: "Character", alias: "Target" })).task_id;
+    key = user.key;
+    ids.key_id = user.keyId;
+    const owner = service.as(key).must;
+    ids.campaign_id = (await owner("POST", "/v1/campaigns", { title: "Fuzz" })).id;
+    await seedOneOfEach(owner, service.as().must, ids);
+    ids.source_moment_id = ids.moment_id!;
   });
   afterAll(async () => {
     await service?.close();

@@ -2,6 +2,8 @@
 // decompression bomb (a valid 50,000 × 50,000 file of a few hundred kilobytes).
 import sharp from "sharp";
 import { deflateSync, crc32 } from "node:zlib";
+import { expect } from "bun:test";
+import type { InProcessService } from "./inprocess.ts";
 
 export const jpegWithGps = (width = 64, height = 48) =>
   sharp({ create: { width, height, channels: 3, background: "#884422" } })
@@ -10,6 +12,16 @@ export const jpegWithGps = (width = 64, height = 48) =>
     .toBuffer();
 
 export const png = (width = 32, height = 32) => sharp({ create: { width, height, channels: 4, background: "#2255aa" } }).png().toBuffer();
+
+/** A PNG uploaded as a client does (init, PUT through the service's own byte route, complete), as the admin: the image's key and URL. */
+export async function uploadPicture(service: InProcessService, campaignId: string, entity_type: string, entity_id: string, attach = true) {
+  const grant = (await service.call("POST", `/v1/campaigns/${campaignId}/images/init`, service.adminKey, { entity_type, entity_id, file_name: "p.png", content_type: "image/png" })).body;
+  const put = await service.app.handle(new Request(grant.upload_url, { method: "PUT", body: await png(), headers: { "content-type": "image/png" } }));
+  expect(put.status).toBe(200);
+  const done = await service.call("POST", `/v1/campaigns/${campaignId}/images/complete`, service.adminKey, { object_key: grant.object_key, entity_type, entity_id, attach });
+  expect(done.status).toBe(200);
+  return { key: grant.object_key as string, url: done.body.url as string };
+}
 
 const chunk = (type: string, data: Uint8Array) => {
   const body = Buffer.concat([Buffer.from(type, "ascii"), data]);

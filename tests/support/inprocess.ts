@@ -8,6 +8,8 @@ import { buildDeps, openMigratedMemoryPglite, type DepsConfig } from "../../infr
 import { buildApp, serviceInfo } from "../../infra/service.ts";
 import { randomAdminKey } from "./server.ts";
 
+export type InProcessService = Awaited<ReturnType<typeof inProcessService>>;
+
 /** On an in-memory PGlite, or on `database` (already migrated; the caller closes it). */
 export async function inProcessService(database?: SqlDatabase, options: { config?: DepsConfig; deps?: (built: Deps) => Partial<Deps> } = {}) {
   const db = database ?? (await openMigratedMemoryPglite());
@@ -19,25 +21,41 @@ export async function inProcessService(database?: SqlDatabase, options: { config
   await ensureAdminKey(deps, adminKey);
   const info = serviceInfo(parseConfig({ PORT: "8000" }));
   const app = buildApp(deps, info);
-  const request = (method: string, path: string, init: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
-    app.handle(
+  /** The raw response; with `must`, one that succeeded (2xx) or an error naming the call, the status and the body. */
+  const request = async (method: string, path: string, init: { key?: string; body?: unknown; headers?: Record<string, string>; must?: boolean } = {}) => {
+    const response = await app.handle(
       new Request(`http://localhost${path}`, {
         method,
         headers: { ...(init.key ? { "x-api-key": init.key } : {}), ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       }),
     );
+    if (init.must && response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response;
+  };
   /** A JSON call: the status and the parsed body (null when empty). */
   const call = async (method: string, path: string, key: string, body?: unknown) => {
     const response = await request(method, path, { key, body });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  /** A POST that must succeed: its parsed body, or an error naming the path, status and body. */
-  const post = async (path: string, body: unknown, key: string) => {
-    const reply = await call("POST", path, key, body);
-    if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body;
+  /** A call that must succeed (2xx): its parsed body, or an error naming the call, the status and the body. */
+  const must = async (method: string, path: string, key: string, body?: unknown) => {
+    const text = await (await request(method, path, { key, body, must: true })).text();
+    return text ? JSON.parse(text) : null;
   };
-  return { app, db, deps, adminKey, info, logged, request, call, post, close: () => (database ? Promise.resolve() : db.close()) };
+  /** A POST that must succeed: its parsed body, or an error naming the path, status and body. */
+  const post = (path: string, body: unknown, key: string) => must("POST", path, key, body);
+  /** `call` and `must` speaking as one key (the admin's unless given), for suites that mostly use one caller. */
+  const as = (key: string = adminKey) => ({
+    call: (method: string, path: string, body?: unknown) => call(method, path, key, body),
+    must: (method: string, path: string, body?: unknown) => must(method, path, key, body),
+  });
+  /** A user with a key of their own, made through the admin routes: `{ id, name, email, key, keyId }`. */
+  const newUser = async (name: string, email: string) => {
+    const user: { id: string; name: string; email: string } = await must("POST", "/internal/v1/users", adminKey, { name, email });
+    const issued = await must("POST", `/internal/v1/users/${user.id}/keys`, adminKey, {});
+    return { ...user, key: issued.key as string, keyId: issued.id as string };
+  };
+  return { app, db, deps, adminKey, info, logged, request, call, must, post, as, newUser, close: () => (database ? Promise.resolve() : db.close()) };
 }

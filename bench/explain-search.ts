@@ -1,0 +1,36 @@
+// EXPLAIN (ANALYZE, BUFFERS) of the statements behind the issue 15 search scenarios, on a kept bench
+// database: EXPLAIN_URL=postgres://…/<kept db> EXPLAIN_CAMPAIGN=<id> bun bench/explain-search.ts [name] [place]
+// Each statement runs twice; the second (warm) plan is printed. Nothing is written.
+import { openPostgres, type Row, type SqlExecutor } from "../adapters/sql/database.ts";
+import { sqlRecordStore } from "../adapters/sql/records.ts";
+
+const url = process.env.EXPLAIN_URL!;
+const campaign = process.env.EXPLAIN_CAMPAIGN!;
+const [name = "Radrabel Thorlasqua", place = "Beldra Branomlas"] = process.argv.slice(2);
+const db = openPostgres(url, { maxConnections: 1 });
+const only = process.env.EXPLAIN_ONLY;
+
+const explaining = (label: string): SqlExecutor => ({
+  async query(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (!/^\s*select/i.test(sql) || (only && !label.includes(only))) return db.query(sql, params);
+    await db.query(`explain (analyze) ${sql}`, params);
+    const plan = await db.query(`explain (analyze, buffers) ${sql}`, params);
+    console.log(`\n### ${label}\n${plan.map((r) => String(r["QUERY PLAN"])).join("\n")}`);
+    return db.query(sql, params);
+  },
+}) as SqlExecutor;
+
+const page = { page: 1, size: 20 };
+const first = name.split(" ")[0]!;
+const last = name.split(" ").at(-1)!;
+const misspelled = name.replace(/[aeiou](?=[^aeiou]*$)/, "");
+const store = (label: string) => sqlRecordStore(explaining(label) as never);
+await store("list characters, exact name").characters.list(campaign, { approvedOnly: true, search: name }, page);
+await store("list characters, prefix").characters.list(campaign, { approvedOnly: true, search: first.slice(0, 4) }, page);
+await store("list characters, substring").characters.list(campaign, { approvedOnly: true, search: last.slice(1, 6).toLowerCase() }, page);
+await store("list characters, misspelled").characters.list(campaign, { approvedOnly: true, search: misspelled }, page);
+await store("list locations, name").entities.list(campaign, "location", { search: place }, page);
+const types = ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"];
+for (const [label, q] of [["name", name], ["misspelled", misspelled], ["rare word", "quillbrook"], ["word in 1/4", "wayfarer"]])
+  await store(`cross-type search, ${label}`).search.search(campaign, q!, types, 10, "nobody");
+await db.close();

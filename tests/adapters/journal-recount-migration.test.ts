@@ -1,0 +1,79 @@
+// Migration 0019 on a database written before it: journal entries counted as characters / 4 are
+// queued, and the worker's batches recount them (entries and chunks) with o200k_base.
+import { expect, test } from "bun:test";
+import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
+import { applyMigrations } from "../../adapters/sql/migrate.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import { o200kTokenCounter } from "../../adapters/ai/tokenizer.ts";
+import { recountJournalTokens } from "../../application/journals.ts";
+import { loadMigrations } from "../../infra/container.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { scratchDatabase } from "../support/postgres.ts";
+
+async function openEmpty(name: string): Promise<{ db: SqlDatabase; close(): Promise<void> }> {
+  if (name === "pglite") {
+    const db = await openPglite(null);
+    return { db, close: () => db.close() };
+  }
+  const scratch = await scratchDatabase("recount");
+  const db = openPostgres(scratch.url, { maxConnections: 2 });
+  return {
+    db,
+    close: async () => {
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}
+
+// o200k_base: "a" then " a" 99 times is 100 tokens (199 characters: 50 by characters / 4);
+// "hello world" is 2 ("hello", " world"; 11 characters: 3).
+const HUNDRED = "a" + " a".repeat(99);
+
+await forEachBackend("migration 0019 (journal token recount)", (backend) => {
+  test("old counts are recounted in batches, chunks too; an entry edited meanwhile keeps its new count; the campaign total follows", async () => {
+    const { db, close } = await openEmpty(backend.name);
+    try {
+      const all = loadMigrations();
+      await applyMigrations(db, all.filter((m) => m.version < "0019"));
+      const t = "2026-01-01T00:00:00Z";
+      await db.query(`insert into users (id, name, email, role, created_at) values ('u1', 'Matt', 'matt@x.test', 'user', $1)`, [t]);
+      await db.query(`insert into campaigns (id, title, owner_id, created_at) values ('c1', 'Vox Machina', 'u1', $1)`, [t]);
+      const entry = async (id: string, content: string, oldCount: number) => {
+        await db.query(`insert into journal_entries (id, campaign_id, title, content, token_count, author_id, created_at) values ($1, 'c1', $1, $2, $3, 'u1', $4)`, [id, content, oldCount, t]);
+        if (content) await db.query(`insert into journal_chunks (entry_id, campaign_id, position, text, token_count) values ($1, 'c1', 0, $2, $3)`, [id, content, oldCount]);
+      };
+      await entry("e1", HUNDRED, 50);
+      await entry("e2", "hello world", 3);
+      await entry("e3", "hello world, again", 5);
+      await entry("e4", "", 0);
+      expect(await applyMigrations(db, all)).toEqual(all.filter((m) => m.version >= "0019").map((m) => m.version));
+      expect((await db.query(`select entry_id from journal_token_recounts order by entry_id`)).map((r) => r.entry_id)).toEqual(["e1", "e2", "e3", "e4"]);
+
+      const records = sqlRecordStore(db);
+      expect(await records.journals.campaignTokens("c1", null)).toBe(58);
+      // e3 is edited after the migration: the save counted it with o200k_base ("hello" is 1 token).
+      await db.query(`update journal_entries set content = 'hello', token_count = 1 where id = 'e3'`);
+      await db.query(`update journal_chunks set text = 'hello', token_count = 1 where entry_id = 'e3'`);
+      const changesBefore = Number((await db.query(`select count(*)::int as n from changes where record_id = 'e4'`))[0]!.n);
+
+      const deps = { records, ask: { tokens: o200kTokenCounter } };
+      expect(await recountJournalTokens(deps, 3)).toBe(3);
+      expect((await db.query(`select entry_id from journal_token_recounts`)).map((r) => r.entry_id)).toEqual(["e4"]);
+      expect(await recountJournalTokens(deps, 3)).toBe(1);
+      expect(await recountJournalTokens(deps, 3)).toBe(0);
+
+      const counts = await db.query(`select id, token_count from journal_entries order by id`);
+      expect(counts.map((r) => [r.id, Number(r.token_count)])).toEqual([["e1", 100], ["e2", 2], ["e3", 1], ["e4", 0]]);
+      const chunks = await db.query(`select entry_id, text, token_count from journal_chunks order by entry_id`);
+      expect(chunks.map((r) => [r.entry_id, Number(r.token_count)])).toEqual([["e1", 100], ["e2", 2], ["e3", 1]]);
+      expect(await records.journals.campaignTokens("c1", null)).toBe(103);
+      // An entry whose count was already right is not rewritten: no change-feed entry for it.
+      expect(Number((await db.query(`select count(*)::int as n from changes where record_id = 'e4'`))[0]!.n)).toBe(changesBefore);
+      // e2's recount is a change of the entry, like any other.
+      expect(Number((await db.query(`select count(*)::int as n from changes where record_id = 'e2' and op = 'update'`))[0]!.n)).toBe(1);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
