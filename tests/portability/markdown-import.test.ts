@@ -1,14 +1,14 @@
 // Markdown (Obsidian) import: our own export.zip round trip, a hand-made vault (tests/fixtures/vault), and refusals, on each record backend.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { parse } from "yaml";
 import { forEachBackend } from "../support/backends.ts";
 import { png } from "../support/images.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 import { scratchDatabase } from "../support/postgres.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "vault", "Tal'Dorei");
@@ -34,8 +34,7 @@ const shape = async (bytes: Uint8Array) => {
 };
 
 await forEachBackend("Markdown import", (backend) => {
-let opened: Awaited<ReturnType<typeof backend.open>>;
-let service: Awaited<ReturnType<typeof inProcessService>>;
+let service: InProcessService;
 let owner: { id: string; key: string };
 let key: string;
 
@@ -58,15 +57,10 @@ const served = async (url: string) => {
   return response.status === 200 ? new Uint8Array(await response.arrayBuffer()) : response.status;
 };
 
-beforeAll(async () => {
-  opened = await backend.open();
-  service = await inProcessService(opened.db);
+inProcessOn(backend, async (made) => {
+  service = made;
   owner = await service.newUser("Matt", `matt-${backend.name}@example.test`);
   key = owner.key;
-});
-afterAll(async () => {
-  await service.close();
-  await opened.close();
 });
 
 test("export.zip → import-markdown → export.zip gives the same vault (up to ids)", async () => {
@@ -534,6 +528,21 @@ test("bun run cms campaigns import-markdown DIR --owner imports a folder with it
     expect(await shape(stored)).toBe("png 4x4");
     const inline = document.images.find((i: Record<string, string>) => i.object_key === pikeRow.object_key);
     expect(Buffer.from(inline.data, "base64").equals(Buffer.from(stored))).toBe(true);
+    // A picture that cannot be read (a dangling link) stops the command, named, before anything is sent;
+    // files the import never reads (a PDF) are not sent at all.
+    const broken = mkdtempSync(join(tmpdir(), "cms-broken-"));
+    try {
+      mkdirSync(join(broken, "V", "Characters"), { recursive: true });
+      writeFileSync(join(broken, "V", "Characters", "Grog.md"), "![[gone.png]]");
+      symlinkSync("/nonexistent/pdf", join(broken, "V", "rules.pdf"));
+      expect(JSON.parse(cli(["campaigns", "import-markdown", join(broken, "V"), "--owner", user.id]).stdout).counts).toEqual({ character: 1, journal_folder: 0, image: 0 });
+      symlinkSync("/nonexistent/png", join(broken, "V", "gone.png"));
+      const unreadable = cli(["campaigns", "import-markdown", join(broken, "V"), "--owner", user.id]);
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.stderr).toBe(`cms: cannot read ${join(broken, "V", "gone.png")} (ENOENT); nothing was imported\n`);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
     const notDir = cli(["campaigns", "import-markdown", join(FIXTURE, "Welcome.md"), "--owner", user.id]);
     expect(notDir.code).toBe(1);
     expect(notDir.stderr).toBe(`cms: not a directory: ${join(FIXTURE, "Welcome.md")}\n`);
