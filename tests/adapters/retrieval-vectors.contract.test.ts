@@ -25,8 +25,13 @@ async function pgvectorUnavailable(postgresReason: string | null): Promise<strin
   if (postgresReason) return postgresReason;
   const db = openPostgres(POSTGRES_ADMIN_URL, { maxConnections: 1 });
   try {
-    const [row] = await db.query(`select exists (select 1 from pg_available_extensions where name = 'vector') as available`);
-    return row?.available ? null : "the server has no vector extension (pgvector is packaged by PGDG as postgresql-15-pgvector; Debian bookworm has none); the application ranks vectors there";
+    const [row] = await db.query(
+      `select exists (select 1 from pg_available_extensions where name = 'vector') as available,
+              (select rolsuper from pg_roles where rolname = current_user)
+                or exists (select 1 from pg_available_extension_versions where name = 'vector' and trusted) as may_create`,
+    );
+    if (!row?.available) return "the server has no vector extension (pgvector is packaged by PGDG as postgresql-15-pgvector; Debian bookworm has none); the application ranks vectors there";
+    return row.may_create ? null : "the server has the vector extension but the test user may not create it (not a superuser, extension not trusted)";
   } finally {
     await db.close();
   }
