@@ -5,6 +5,7 @@ import { basename, join, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { zipSync } from "fflate";
 import { OPERATIONS } from "../adapters/operations/index.ts";
+import { IMAGE_FILE } from "../application/vault.ts";
 import { invoke, RawResponse, type Operation } from "../adapters/operations/operation.ts";
 import { STATUS_OF, bodyOf } from "../adapters/shared/failures.ts";
 import { textPieces } from "../adapters/shared/text-stream.ts";
@@ -174,16 +175,25 @@ const contentTypeOf = (path: string) =>
 
 const filePieces = (path: string) => textPieces(Bun.file(path).stream());
 
-/** Every file under `dir` (hidden ones left out) zipped under the folder's name, as the Markdown export writes a vault. */
+/**
+ * The notes and pictures under `dir` (hidden ones left out; the import reads nothing else, so a
+ * vault's PDFs and videos are not sent) zipped under the folder's name, as the Markdown export
+ * writes a vault. One that cannot be read stops the command, named, before anything is imported.
+ */
 async function zipFolder(dir: string): Promise<Uint8Array> {
   const root = basename(resolve(dir));
   const files: Record<string, Uint8Array> = {};
   for (const path of await readdir(dir, { recursive: true })) {
     const relative = path.split(sep).join("/");
     if (relative.split("/").some((part) => part.startsWith("."))) continue;
+    if (!/\.md$/i.test(relative) && !IMAGE_FILE.test(relative)) continue;
     const full = join(dir, path);
-    if (!(await stat(full)).isFile()) continue;
-    files[`${root}/${relative}`] = new Uint8Array(await Bun.file(full).arrayBuffer());
+    try {
+      if (!(await stat(full)).isFile()) continue;
+      files[`${root}/${relative}`] = new Uint8Array(await Bun.file(full).arrayBuffer());
+    } catch (error) {
+      throw new UsageError(`cannot read ${full} (${(error as { code?: string }).code ?? (error as Error).message}); nothing was imported`);
+    }
   }
   return zipSync(files, { level: 0 });
 }

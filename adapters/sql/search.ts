@@ -70,7 +70,10 @@ export async function searchedList(
  * A page of full-text prefix matches in tiers (see searchedList). The tiers split the matches
  * exactly: the name starts with the query (exact name first, then by name) or it does not. Each
  * tier reads at most the page's end (`limit size + offset`), and the outer LIMIT stops at the first
- * tier that fills it; the total counts the matches once, from the text index.
+ * tier that fills it; the total counts the matches once, from the text index. The last tier is
+ * fenced (`offset 0`): planned for all its rows, it takes them from the text index; with the LIMIT
+ * in view the planner walked the campaign newest first testing each row (at 100k: the whole
+ * campaign when a later word or an alias matches few).
  */
 async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, where: string[], params: unknown[], lowered: string, page: PageRequest): Promise<Listing<Row>> {
   const { table, vector, name } = SEARCHED[alias];
@@ -87,7 +90,8 @@ async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof 
     `select ${columns}, (select count(*) ${from})::int as total_count
      from (${tier(`${key} = $${exact}`, newest)}
            union all ${tier(`${starts} and ${key} <> $${exact}`, `${key}, ${newest}`)}
-           union all ${tier(`not (${starts})`, newest)}) ${alias}
+           union all (select t.* from (select ${alias}.* from ${table} ${alias} where ${[...where, match, `not (${starts})`].join(" and ")} offset 0) t
+                      order by t.created_at desc, t.id desc limit $${end})) ${alias}
      limit $${size} offset $${offset}`,
     [...params, lowered, lowered, prefixEnd(lowered), `${likePattern(lowered).slice(1)}`, offsetOf(page) + page.size, page.size, offsetOf(page)],
   );

@@ -1,7 +1,7 @@
 // Markdown (Obsidian) import: our own export.zip round trip, a hand-made vault (tests/fixtures/vault), and refusals, on each record backend.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -534,6 +534,21 @@ test("bun run cms campaigns import-markdown DIR --owner imports a folder with it
     expect(await shape(stored)).toBe("png 4x4");
     const inline = document.images.find((i: Record<string, string>) => i.object_key === pikeRow.object_key);
     expect(Buffer.from(inline.data, "base64").equals(Buffer.from(stored))).toBe(true);
+    // A picture that cannot be read (a dangling link) stops the command, named, before anything is sent;
+    // files the import never reads (a PDF) are not sent at all.
+    const broken = mkdtempSync(join(tmpdir(), "cms-broken-"));
+    try {
+      mkdirSync(join(broken, "V", "Characters"), { recursive: true });
+      writeFileSync(join(broken, "V", "Characters", "Grog.md"), "![[gone.png]]");
+      symlinkSync("/nonexistent/pdf", join(broken, "V", "rules.pdf"));
+      expect(JSON.parse(cli(["campaigns", "import-markdown", join(broken, "V"), "--owner", user.id]).stdout).counts).toEqual({ character: 1, journal_folder: 0, image: 0 });
+      symlinkSync("/nonexistent/png", join(broken, "V", "gone.png"));
+      const unreadable = cli(["campaigns", "import-markdown", join(broken, "V"), "--owner", user.id]);
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.stderr).toBe(`cms: cannot read ${join(broken, "V", "gone.png")} (ENOENT); nothing was imported\n`);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
     const notDir = cli(["campaigns", "import-markdown", join(FIXTURE, "Welcome.md"), "--owner", user.id]);
     expect(notDir.code).toBe(1);
     expect(notDir.stderr).toBe(`cms: not a directory: ${join(FIXTURE, "Welcome.md")}\n`);
