@@ -72,11 +72,7 @@ for (const c of cases) {
         // in the application); PostgreSQL gets one told which vector search this case is about.
         deps: () => (c.backend.name === "pglite" ? {} : { retriever: sqlRetriever(opened.db, { embedder: new GeminiEmbedder({ ...gemini, apiKey: FAKE_GEMINI_KEY }), vectorSearch: c.search }) }),
       });
-      for (const name of ["gm", "ann", "bob"] as const) {
-        const user = await call("POST", "/internal/v1/users", service.adminKey, { name, email: `${name}.${crypto.randomUUID().slice(0, 6)}@example.test` });
-        const key = await call("POST", `/internal/v1/users/${user.body.id}/keys`, service.adminKey, { scopes: [] });
-        users[name] = { id: user.body.id, key: key.body.key };
-      }
+      for (const name of ["gm", "ann", "bob"] as const) users[name] = await service.newUser(name, `${name}.${crypto.randomUUID().slice(0, 6)}@example.test`);
       campaignId = (await post("/v1/campaigns", { title: "Vox Machina" })).id;
       for (const name of ["ann", "bob"] as const)
         await call("POST", `/internal/v1/campaigns/${campaignId}/members`, service.adminKey, { user_id: users[name].id, role: "player" });

@@ -1,15 +1,14 @@
 // Ask's retrieval index and retriever on every backend: records written through the real use cases
 // are found straight after the write and gone after the delete; journal privacy and spoiler-safe
 // asking hold inside the query; transcript windows carry their span; the backfill rebuilds.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
 await forEachBackend("Ask retrieval", (backend) => {
-  let closeDb: () => Promise<void>;
-  let service: Awaited<ReturnType<typeof inProcessService>>;
+  let service: InProcessService;
   const users: Record<"gm" | "ann" | "bob" | "outsider", { id: string; key: string }> = {} as never;
   let campaignId = "";
   const sessions: string[] = [];
@@ -29,24 +28,14 @@ await forEachBackend("Ask retrieval", (backend) => {
     expect(response.status).toBe(201);
   };
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    closeDb = opened.close;
-    service = await inProcessService(opened.db);
-    for (const name of ["gm", "ann", "bob", "outsider"] as const) {
-      const user = await call("POST", "/internal/v1/users", service.adminKey, { name, email: `${name}.${crypto.randomUUID().slice(0, 6)}@example.test` });
-      const key = await call("POST", `/internal/v1/users/${user.body.id}/keys`, service.adminKey, { scopes: [] });
-      users[name] = { id: user.body.id, key: key.body.key };
-    }
+  inProcessOn(backend, async (made) => {
+    service = made;
+    for (const name of ["gm", "ann", "bob", "outsider"] as const) users[name] = await service.newUser(name, `${name}.${crypto.randomUUID().slice(0, 6)}@example.test`);
     campaignId = (await post("/v1/campaigns", { title: "Vox Machina" })).id;
     for (const name of ["ann", "bob"] as const)
       await call("POST", `/internal/v1/campaigns/${campaignId}/members`, service.adminKey, { user_id: users[name].id, role: "player" });
     for (const [i, title] of ["Arrival at Kraghammer", "Into the Mines", "The Duergar Warlord"].entries())
       sessions.push((await call("POST", "/internal/v1/sessions", service.adminKey, { campaign_id: campaignId, type: "chatVoice", title, session_date: `2015-03-${12 + i * 7}T19:00:00Z` })).body.id);
-  });
-  afterAll(async () => {
-    await service?.close();
-    await closeDb?.();
   });
 
   test("every kind is found straight after its write, with its kind, id and title", async () => {

@@ -1,14 +1,14 @@
 // Image generation: offline an honest 503, with a key a Gemini image model (the fake, speaking the
 // real wire format: inline image data in generateContent), the per-owner monthly quota, usage.
 // In process on both database backends.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
 import { GeminiImageGenerator } from "../../adapters/ai/gemini-images.ts";
 import { parseConfig } from "../../infra/config.ts";
 import { imageServices } from "../../infra/container.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { FAKE_GEMINI_KEY, rateLimited, startFakeGemini, type FakeGemini } from "../support/fake-gemini.ts";
-import { inProcessService, type InProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
 test("GEMINI_API_KEY turns generation on with GEMINI_IMAGE_MODEL; without it there is no generator", () => {
   const on = imageServices(parseConfig({ GEMINI_API_KEY: "AIzaTest_key", GEMINI_IMAGE_MODEL: "gemini-3-pro-image-preview", DATA_DIR: "/tmp/cms-images-config" }));
@@ -17,7 +17,6 @@ test("GEMINI_API_KEY turns generation on with GEMINI_IMAGE_MODEL; without it the
 });
 
 await forEachBackend("image generation", (backend) => {
-  let opened: Awaited<ReturnType<typeof backend.open>>;
   let service: InProcessService;
   let gemini: FakeGemini;
   let playerKey: string;
@@ -27,9 +26,8 @@ await forEachBackend("image generation", (backend) => {
   const call = (method: string, path: string, body?: unknown, key = service.adminKey) => service.call(method, path, key, body);
   const usage = async (campaignId = campaign.id) => (await call("GET", `/v1/images/usage?campaign_id=${campaignId}`)).body;
 
-  beforeAll(async () => {
-    opened = await backend.open();
-    service = await inProcessService(opened.db);
+  inProcessOn(backend, async (made) => {
+    service = made;
     gemini = startFakeGemini();
     service.deps.images.settings.monthlyGenerations = 3;
     campaign = (await call("POST", "/v1/campaigns", { title: "Exandria", system: "D&D 5e" })).body;
@@ -37,11 +35,7 @@ await forEachBackend("image generation", (backend) => {
     const player = await service.newUser("Marisha", `marisha.${crypto.randomUUID().slice(0, 6)}@example.test`);
     playerKey = player.key;
     expect((await call("POST", `/internal/v1/campaigns/${campaign.id}/members`, { user_id: player.id, role: "player" })).status).toBeLessThan(300);
-  });
-  afterAll(async () => {
-    await gemini.stop();
-    await service.close();
-    await opened.close();
+    return () => gemini.stop();
   });
 
   test("offline: 503 with a detail that says how to enable it; usage says it cannot be used", async () => {

@@ -1,27 +1,21 @@
 // What happens to managed images when their records go, and to uploads never completed: the
 // sweep deletes their objects, and afterwards the store holds exactly the images still in use.
 // In process (app.handle, the local store's byte routes included), on both database backends.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { sweepImages } from "../../application/images.ts";
 import { startWorker } from "../../infra/worker.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService, type InProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 import { jpegWithGps, uploadPicture } from "../support/images.ts";
 
 await forEachBackend("images after their records are deleted", (backend) => {
-  let opened: Awaited<ReturnType<typeof backend.open>>;
   let service: InProcessService;
   const call = (method: string, path: string, body?: unknown) => service.call(method, path, service.adminKey, body);
   const picture = (campaignId: string, entity_type: string, entity_id: string, attach = true) => uploadPicture(service, campaignId, entity_type, entity_id, attach);
   const objects = () => service.deps.images.store.list("campaigns/");
 
-  beforeAll(async () => {
-    opened = await backend.open();
-    service = await inProcessService(opened.db);
-  });
-  afterAll(async () => {
-    await service.close();
-    await opened.close();
+  inProcessOn(backend, (made) => {
+    service = made;
   });
 
   test("deleting a record, a session or a campaign removes its images; nothing else is touched", async () => {

@@ -1,17 +1,16 @@
 // OAuth endpoints black-box through the HTTP app, on every record backend: discovery documents,
 // registration rules, the authorization request's refusals, the token endpoint's refusals (wrong
 // verifier, reused code, expired code, replayed refresh token…), CSRF, scopes on REST.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 import { driveConsent, formOf, Jar, pkcePair } from "../support/oauth.ts";
 
 const BASE = "http://localhost:8000";
 const REDIRECT = "http://127.0.0.1:41999/callback";
 
 await forEachBackend("OAuth endpoints", (backend) => {
-  let service: Awaited<ReturnType<typeof inProcessService>>;
-  let closeDb: () => Promise<void>;
+  let service: InProcessService;
   let userKey: string;
   let userId: string;
   let campaignId: string;
@@ -55,10 +54,8 @@ await forEachBackend("OAuth endpoints", (backend) => {
   };
   const me = (token: string) => call("GET", "/v1/users/me", { headers: { authorization: `Bearer ${token}` } });
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    closeDb = opened.close;
-    service = await inProcessService(opened.db);
+  inProcessOn(backend, async (made) => {
+    service = made;
     const realClock = service.deps.clock;
     service.deps.clock = { now: () => new Date(realClock.now().getTime() + ahead * 60_000) };
     const admin = (method: string, path: string, body?: unknown) => json(call(method, path, { body: JSON.stringify(body ?? {}), headers: { "x-api-key": service.adminKey, "content-type": "application/json" } }) as never);
@@ -69,10 +66,6 @@ await forEachBackend("OAuth endpoints", (backend) => {
     void admin;
     const registered = await json(await call("POST", "/oauth/register", { body: JSON.stringify({ client_name: "Flow Test", redirect_uris: ["http://127.0.0.1/callback"] }), headers: { "content-type": "application/json" } }));
     clientId = registered.body.client_id;
-  });
-  afterAll(async () => {
-    await service?.close();
-    await closeDb?.();
   });
 
   describe("discovery", () => {

@@ -1,13 +1,12 @@
 // Managed images through export and import: inline bytes with include_images=true, copies from this
 // service's store without it, and an imported campaign that never depends on the one it came from.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { sweepImages } from "../../application/images.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { uploadPicture } from "../support/images.ts";
-import { inProcessService, type InProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
 await forEachBackend("images through export and import", (backend) => {
-  let opened: Awaited<ReturnType<typeof backend.open>>;
   let service: InProcessService;
   let owner: { id: string; key: string };
   let ownerKey: string;
@@ -43,15 +42,10 @@ await forEachBackend("images through export and import", (backend) => {
   };
   const prefix = (campaignId: string) => service.deps.images.store.publicUrl(`campaigns/${campaignId}/`);
 
-  beforeAll(async () => {
-    opened = await backend.open();
-    service = await inProcessService(opened.db);
+  inProcessOn(backend, async (made) => {
+    service = made;
     owner = await service.newUser("Laura", `laura-${backend.name}@example.test`);
     ownerKey = owner.key;
-  });
-  afterAll(async () => {
-    await service.close();
-    await opened.close();
   });
 
   test("include_images=true: the bytes travel inline and the import keeps them after the source is gone", async () => {
@@ -108,12 +102,12 @@ await forEachBackend("images through export and import", (backend) => {
     const { campaign } = await source("Tampered");
     const document = (await call("GET", `/internal/v1/campaigns/${campaign.id}/export?include_images=true`)).body;
     document.images[1].data = Buffer.from("not the picture").toString("base64");
-    const campaigns = (await opened.db.query<{ n: number }>("select count(*)::int as n from campaigns"))[0]!.n;
+    const campaigns = (await service.db.query<{ n: number }>("select count(*)::int as n from campaigns"))[0]!.n;
     const objects = await service.deps.images.store.list("campaigns/");
     const refused = await importDocument(JSON.stringify(document));
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].msg).toBe("images[1].sha256 does not match the image's bytes: the file was changed or damaged after export; nothing was imported");
-    expect((await opened.db.query<{ n: number }>("select count(*)::int as n from campaigns"))[0]!.n).toBe(campaigns);
+    expect((await service.db.query<{ n: number }>("select count(*)::int as n from campaigns"))[0]!.n).toBe(campaigns);
     expect(await service.deps.images.store.list("campaigns/")).toEqual(objects);
   });
 });

@@ -1,11 +1,11 @@
 // Whole-campaign export and import: the round trip over generated campaigns (fast-check), a player's
 // export, and refused files (truncated, tampered, dangling references) that create nothing.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
-type Service = Awaited<ReturnType<typeof inProcessService>>;
+type Service = InProcessService;
 
 const name = fc.stringMatching(/^[A-Z][a-z]{2,9}$/);
 const words = fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { minLength: 0, maxLength: 6 }).map((w) => w.join(" "));
@@ -47,7 +47,6 @@ function normalized(document: any): unknown {
 
 await forEachBackend("campaign export and import", (backend) => {
   let service: Service;
-  let closeDb: () => Promise<void>;
   const users: Record<string, { id: string; key: string }> = {};
   const call = async (who: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
     const key = who === "admin" ? service.adminKey : users[who]!.key;
@@ -72,15 +71,9 @@ await forEachBackend("campaign export and import", (backend) => {
   };
   const campaignCount = async () => Number((await service.db.query<{ n: number }>(`select count(*)::int as n from campaigns`))[0]!.n);
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    closeDb = opened.close;
-    service = await inProcessService(opened.db);
+  inProcessOn(backend, async (made) => {
+    service = made;
     for (const who of ["gm", "player", "importer"]) users[who] = await service.newUser(who, `${who}@example.test`);
-  });
-  afterAll(async () => {
-    await service?.close();
-    await closeDb?.();
   });
 
   /** A campaign with every kind the model names, made through the API. */

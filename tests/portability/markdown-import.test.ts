@@ -1,5 +1,5 @@
 // Markdown (Obsidian) import: our own export.zip round trip, a hand-made vault (tests/fixtures/vault), and refusals, on each record backend.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { parse } from "yaml";
 import { forEachBackend } from "../support/backends.ts";
 import { png } from "../support/images.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 import { scratchDatabase } from "../support/postgres.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "vault", "Tal'Dorei");
@@ -34,8 +34,7 @@ const shape = async (bytes: Uint8Array) => {
 };
 
 await forEachBackend("Markdown import", (backend) => {
-let opened: Awaited<ReturnType<typeof backend.open>>;
-let service: Awaited<ReturnType<typeof inProcessService>>;
+let service: InProcessService;
 let owner: { id: string; key: string };
 let key: string;
 
@@ -58,15 +57,10 @@ const served = async (url: string) => {
   return response.status === 200 ? new Uint8Array(await response.arrayBuffer()) : response.status;
 };
 
-beforeAll(async () => {
-  opened = await backend.open();
-  service = await inProcessService(opened.db);
+inProcessOn(backend, async (made) => {
+  service = made;
   owner = await service.newUser("Matt", `matt-${backend.name}@example.test`);
   key = owner.key;
-});
-afterAll(async () => {
-  await service.close();
-  await opened.close();
 });
 
 test("export.zip → import-markdown → export.zip gives the same vault (up to ids)", async () => {

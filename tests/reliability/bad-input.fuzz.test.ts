@@ -3,14 +3,14 @@
 // query and body field of every operation, over REST and MCP, on every record backend. Every
 // answer must be a 4xx with a `detail` (never a 5xx, never a success), and the database must be
 // exactly as it was before the operation was fuzzed.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import fc from "fast-check";
 import type { TSchema } from "@sinclair/typebox";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { OPERATIONS } from "../../adapters/operations/index.ts";
 import type { InputPart, Operation } from "../../adapters/operations/operation.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { inProcessService } from "../support/inprocess.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 import { seedOneOfEach } from "../support/seed.ts";
 import { sampleOf } from "../support/samples.ts";
 
@@ -107,15 +107,12 @@ const isIssueAbout = (detail: unknown, slot: Slot) =>
   !Array.isArray(detail) || detail.some((issue: { loc?: unknown[] }) => issue.loc?.[0] === slot.part && (issue.loc?.[1] === slot.name || issue.loc.length === 1));
 
 await forEachBackend("bad input over REST and MCP", (backend) => {
-  let service: Awaited<ReturnType<typeof inProcessService>>;
-  let closeDatabase: () => Promise<void>;
+  let service: InProcessService;
   let key: string;
   const ids: Record<string, string> = {};
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    closeDatabase = opened.close;
-    service = await inProcessService(opened.db);
+  inProcessOn(backend, async (made) => {
+    service = made;
     const user = await service.newUser("Fuzz", "fuzz@example.test");
     ids.user_id = user.id;
     key = user.key;
@@ -124,10 +121,6 @@ await forEachBackend("bad input over REST and MCP", (backend) => {
     ids.campaign_id = (await owner("POST", "/v1/campaigns", { title: "Fuzz" })).id;
     await seedOneOfEach(owner, service.as().must, ids);
     ids.source_moment_id = ids.moment_id!;
-  });
-  afterAll(async () => {
-    await service?.close();
-    await closeDatabase?.();
   });
 
   const restRequest = async (op: Operation, slot: Slot, value: unknown) => {

@@ -1,4 +1,5 @@
 // The whole service in this process on an in-memory PGlite: for tests that need many cheap requests.
+import { afterAll, beforeAll } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { jsonLogger } from "../../adapters/system/system.ts";
 import { ensureAdminKey } from "../../application/identity.ts";
@@ -6,6 +7,7 @@ import { parseConfig } from "../../infra/config.ts";
 import type { Deps } from "../../application/deps.ts";
 import { buildDeps, openMigratedMemoryPglite, type DepsConfig } from "../../infra/container.ts";
 import { buildApp, serviceInfo } from "../../infra/service.ts";
+import type { Backend, Cleanup } from "./backends.ts";
 import { randomAdminKey } from "./server.ts";
 
 export type InProcessService = Awaited<ReturnType<typeof inProcessService>>;
@@ -58,4 +60,29 @@ export async function inProcessService(database?: SqlDatabase, options: { config
     return { ...user, key: issued.key as string, keyId: issued.id as string };
   };
   return { app, db, deps, adminKey, info, logged, request, call, must, post, as, newUser, close: () => (database ? Promise.resolve() : db.close()) };
+}
+
+/**
+ * For the enclosing describe block: the service in process on a fresh database of `backend`, handed
+ * to `ready` (the set-up the tests share) before they run; closed with its database after the block,
+ * once the cleanup `ready` returned (if any) has run.
+ */
+export function inProcessOn(
+  backend: Pick<Backend, "open">,
+  ready: (service: InProcessService) => Promise<Cleanup | void> | Cleanup | void,
+  options?: Parameters<typeof inProcessService>[1],
+): void {
+  let opened: Awaited<ReturnType<Backend["open"]>> | undefined;
+  let service: InProcessService | undefined;
+  let cleanup: Cleanup | void;
+  beforeAll(async () => {
+    opened = await backend.open();
+    service = await inProcessService(opened.db, options);
+    cleanup = await ready(service);
+  });
+  afterAll(async () => {
+    await cleanup?.();
+    await service?.close();
+    await opened?.close();
+  });
 }
