@@ -59,7 +59,9 @@ export function campaigns(db: SqlExecutor): CampaignRepository {
     async listVisibleTo(userId, filters, page) {
       const where = new Where();
       if (filters.publicOnly) where.also(`c.public`);
-      else where.add(userId, (p) => `(c.owner_id = ${p} or exists (select 1 from campaign_members m where m.campaign_id = c.id and m.user_id = ${p}))`);
+      // The caller's campaigns from the two indexes that list them (memberships by user, campaigns by
+      // owner): the list costs what the user belongs to, not a scan of every campaign on the server.
+      else where.add(userId, (p) => `c.id in (select m.campaign_id from campaign_members m where m.user_id = ${p} union select o.id from campaigns o where o.owner_id = ${p})`);
       if (filters.ownerId) where.add(filters.ownerId, (p) => `c.owner_id = ${p}`);
       if (filters.search) where.add(likePattern(filters.search), (p) => `(c.title ilike ${p} or c.description ilike ${p})`);
       if (filters.archived !== undefined) where.also(filters.archived ? `c.archived_at is not null` : `c.archived_at is null`);
