@@ -10,7 +10,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Applied, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Beat not found";
 
@@ -42,7 +42,7 @@ function requestedSessions(fields: BeatFields, current: readonly string[]): stri
   return [...new Set([...(first ? [first] : []), ...(list ?? [])])];
 }
 
-async function applyFields(repos: Repositories, base: Beat, fields: BeatFields): Promise<Result<Beat>> {
+async function applyFields(repos: Repositories, base: Beat, fields: BeatFields): Promise<Result<Applied<Beat, null>>> {
   const next: Beat = { ...base };
   if (fields.label !== undefined) next.label = fields.label.trim();
   if (!next.label) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
@@ -69,7 +69,7 @@ async function applyFields(repos: Repositories, base: Beat, fields: BeatFields):
     const ancestry = await repos.beats.ancestry(next.parent_id);
     if (wouldCreateCycle(next.id, next.parent_id, (id) => ancestry.get(id))) return { ok: false, error: invalidField(["body", "parent_id"], "A beat cannot be its own ancestor", next.parent_id) };
   }
-  return ok(next);
+  return ok({ record: next, found: null });
 }
 
 export async function afterWrite(tx: Repositories, deps: Deps, beat: Beat, previous: Beat | null) {
@@ -83,7 +83,7 @@ export async function createBeat(deps: Deps, caller: Caller, access: CampaignAcc
   const campaignId = access.campaign.id;
   const blank: Beat = { id: deps.ids.next(), campaign_id: campaignId, label: "", type: fields.type, description: null, index: 0, parent_id: null, metadata: null, game_session_ids: [], created_at: nowIso(deps), updated_at: null };
   const created = await createWith(deps, WRITES, blank, fields);
-  return created.ok ? ok(beatView(created.value, false)) : created;
+  return created.ok ? ok(beatView(created.value.record, false)) : created;
 }
 
 export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<BeatView>> {
@@ -93,7 +93,7 @@ export async function getBeat(deps: Deps, caller: Caller, access: CampaignAccess
 
 export async function updateBeat(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: BeatFields): Promise<Result<BeatView>> {
   const updated = await updateWith(deps, access, WRITES, id, fields, NOT_FOUND);
-  return updated.ok ? ok(beatView(updated.value, false)) : updated;
+  return updated.ok ? ok(beatView(updated.value.record, false)) : updated;
 }
 
 /** Children keep existing without a parent; links made from the beat go with it. */

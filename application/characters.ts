@@ -10,6 +10,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
+import { createWith, deleteWith, updateWith, type Applied, type Writes } from "./writes.ts";
 
 export interface PlayerView {
   id: string;
@@ -76,7 +77,7 @@ async function speakerFor(repos: Repositories, campaignId: string, speakerId: st
 }
 
 /** Applies the fields a caller sent to a character (new or existing), checking the cross-field rules. */
-async function applyFields(repos: Repositories, base: Character, fields: CharacterFields): Promise<Result<{ character: Character; speaker: Speaker | null }>> {
+async function applyFields(repos: Repositories, base: Character, fields: CharacterFields): Promise<Result<Applied<Character, Speaker | null>>> {
   const next: Character = { ...base };
   if (fields.character_name !== undefined) next.character_name = normalizeAlias(fields.character_name);
   if (!next.character_name) return nameMissing(fields.character_name);
@@ -92,7 +93,7 @@ async function applyFields(repos: Repositories, base: Character, fields: Charact
   if (!speaker.ok) return speaker;
   if (nameClashesWithSpeaker(next.character_name, speaker.value?.name))
     return fail("bad_request", "Character name cannot be the same as the linked player's (speaker's) name");
-  return ok({ character: next, speaker: speaker.value });
+  return ok({ record: next, found: speaker.value });
 }
 
 /** Indexing and link sync, in the same transaction as the write. */
@@ -115,6 +116,10 @@ export async function afterWrite(tx: Repositories, deps: Deps, character: Charac
   );
 }
 
+const NOT_FOUND = "Character not found";
+/** A write also answers the linked speaker, which `apply` reads to check it. */
+const WRITES: Writes<Character, CharacterFields, Speaker | null> = { repository: (tx) => tx.characters, apply: applyFields, afterWrite };
+
 export async function createCharacter(deps: Deps, caller: Caller, access: CampaignAccess, fields: CharacterFields & { character_name: string }): Promise<Result<CharacterView>> {
   const campaignId = access.campaign.id;
   const blank: Character = {
@@ -135,17 +140,12 @@ export async function createCharacter(deps: Deps, caller: Caller, access: Campai
     created_at: nowIso(deps),
     updated_at: null,
   };
-  return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
-    const applied = await applyFields(tx, blank, fields);
-    if (!applied.ok) return applied;
-    await tx.characters.insert(applied.value.character);
-    await afterWrite(tx, deps, applied.value.character, null);
-    return ok(characterView(applied.value.character, applied.value.speaker, false));
-  });
+  const created = await createWith(deps, WRITES, blank, fields);
+  return created.ok ? ok(characterView(created.value.record, created.value.found, false)) : created;
 }
 
 export async function getCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<CharacterView>> {
-  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
+  const found = inCampaign(access, await deps.records.characters.get(id), NOT_FOUND);
   if (!found.ok) return found;
   const character = found.value;
   const speaker = character.speaker_id ? await deps.records.speakers.get(character.speaker_id) : null;
@@ -153,30 +153,15 @@ export async function getCharacter(deps: Deps, caller: Caller, access: CampaignA
 }
 
 export async function updateCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: CharacterFields): Promise<Result<CharacterView>> {
-  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
-  if (!found.ok) return found;
-  return deps.records.withTransaction(async (tx): Promise<Result<CharacterView>> => {
-    const previous = await tx.characters.get(id, { lock: true });
-    if (!previous) return fail("not_found", "Character not found");
-    const applied = await applyFields(tx, previous, fields);
-    if (!applied.ok) return applied;
-    const character = { ...applied.value.character, updated_at: nowIso(deps) };
-    await tx.characters.replace(character);
-    await afterWrite(tx, deps, character, previous);
-    return ok(characterView(character, applied.value.speaker, false));
-  });
+  const updated = await updateWith(deps, access, WRITES, id, fields, NOT_FOUND);
+  return updated.ok ? ok(characterView(updated.value.record, updated.value.found, false)) : updated;
 }
 
-export async function deleteCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
-  const found = inCampaign(access, await deps.records.characters.get(id), "Character not found");
-  if (!found.ok) return found;
-  const deleted = await deps.records.withTransaction(async (tx) => {
-    if (!(await tx.characters.get(id, { lock: true }))) return false;
+export function deleteCharacter(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {
+  return deleteWith(deps, access, (tx) => tx.characters, id, NOT_FOUND, async (tx) => {
     await tx.links.deleteTouching(id);
     await tx.search.remove("characters", id);
-    return tx.characters.delete(id);
   });
-  return deleted ? ok(null) : fail("not_found", "Character not found");
 }
 
 export interface CharacterListQuery extends PageRequest {

@@ -11,7 +11,7 @@ import { inCampaign, type CampaignAccess } from "./access.ts";
 import { characterCard } from "./characters.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Applied, type Writes } from "./writes.ts";
 
 export const ENTITY_BUCKET: Record<EntityKind, string> = { faction: "factions", location: "locations", item: "items" };
 
@@ -54,7 +54,7 @@ async function checkParent(repos: Repositories, entity: Entity): Promise<Result<
   return ok(true);
 }
 
-async function applyFields(repos: Repositories, base: Entity, fields: EntityFields): Promise<Result<Entity>> {
+async function applyFields(repos: Repositories, base: Entity, fields: EntityFields): Promise<Result<Applied<Entity, null>>> {
   const next: Entity = { ...base };
   if (fields.name !== undefined) next.name = normalizeAlias(fields.name);
   if (!next.name) return { ok: false, error: invalidField(["body", "name"], "Name cannot be empty", fields.name, "string_too_short") };
@@ -62,7 +62,7 @@ async function applyFields(repos: Repositories, base: Entity, fields: EntityFiel
   for (const key of ["description", "type", "image", "tcg_image"] as const) if (fields[key] !== undefined) next[key] = fields[key] ?? null;
   if (base.kind === "location" && fields.parent_id !== undefined) next.parent_id = fields.parent_id || null;
   const parent = await checkParent(repos, next);
-  return parent.ok ? ok(next) : parent;
+  return parent.ok ? ok({ record: next, found: null }) : parent;
 }
 
 export async function afterWrite(tx: Repositories, deps: Deps, entity: Entity, previous: Entity | null) {
@@ -104,7 +104,7 @@ export async function createEntity(deps: Deps, caller: Caller, access: CampaignA
     updated_at: null,
   };
   const created = await createWith(deps, WRITES, blank, fields);
-  return created.ok ? ok(entityView(created.value, false)) : created;
+  return created.ok ? ok(entityView(created.value.record, false)) : created;
 }
 
 export async function getEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, withLinks: boolean): Promise<Result<EntityView>> {
@@ -114,7 +114,7 @@ export async function getEntity(deps: Deps, caller: Caller, access: CampaignAcce
 
 export async function updateEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string, fields: EntityFields): Promise<Result<EntityView>> {
   const updated = await updateWith(deps, access, WRITES, id, fields, notFound(kind), (entity) => ofKind(entity, kind));
-  return updated.ok ? ok(entityView(updated.value, false)) : updated;
+  return updated.ok ? ok(entityView(updated.value.record, false)) : updated;
 }
 
 export function deleteEntity(deps: Deps, caller: Caller, access: CampaignAccess, kind: EntityKind, id: string): Promise<Result<null>> {

@@ -9,7 +9,7 @@ import type { Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 import { syncWikilinks } from "./links.ts";
-import { createWith, deleteWith, updateWith, type Writes } from "./writes.ts";
+import { createWith, deleteWith, updateWith, type Applied, type Writes } from "./writes.ts";
 
 const NOT_FOUND = "Moment not found";
 const PRESENTATION = ["style", "customTheme", "variant"] as const;
@@ -32,7 +32,7 @@ export type MomentCard = Pick<Moment, "id" | "label" | "image" | "session_id" | 
 const card = (m: Moment): MomentCard => ({ id: m.id, label: m.label, image: m.image, session_id: m.session_id, created_at: m.created_at, categories: m.categories });
 const view = (m: Moment, withLinks: boolean): Moment => ({ ...m, content: stripOrKeep(m.content, withLinks) });
 
-async function applyFields(repos: Repositories, base: Moment, fields: MomentFields): Promise<Result<Moment>> {
+async function applyFields(repos: Repositories, base: Moment, fields: MomentFields): Promise<Result<Applied<Moment, null>>> {
   if (fields.label !== undefined && !fields.label.trim()) return { ok: false, error: invalidField(["body", "label"], "Label cannot be empty", fields.label, "string_too_short") };
   const next: Moment = { ...base };
   if (fields.label !== undefined) next.label = fields.label.trim();
@@ -52,7 +52,7 @@ async function applyFields(repos: Repositories, base: Moment, fields: MomentFiel
     }
     next.session_id = fields.session_id || null;
   }
-  return ok(next);
+  return ok({ record: next, found: null });
 }
 
 export async function afterWrite(tx: Repositories, deps: Deps, moment: Moment, previous: Moment | null) {
@@ -69,7 +69,7 @@ export async function createMoment(deps: Deps, caller: Caller, access: CampaignA
   const campaignId = access.campaign.id;
   const blank: Moment = { id: deps.ids.next(), campaign_id: campaignId, session_id: null, label: null, content: null, image: null, index: null, categories: [], kind: "legacy", metadata: null, created_at: nowIso(deps), updated_at: null };
   const created = await createWith(deps, WRITES, blank, fields);
-  return created.ok ? ok(view(created.value, false)) : created;
+  return created.ok ? ok(view(created.value.record, false)) : created;
 }
 
 export async function getMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, withLinks: boolean): Promise<Result<Moment>> {
@@ -79,7 +79,7 @@ export async function getMoment(deps: Deps, caller: Caller, access: CampaignAcce
 
 export async function updateMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string, fields: MomentFields): Promise<Result<Moment>> {
   const updated = await updateWith(deps, access, WRITES, id, fields, NOT_FOUND);
-  return updated.ok ? ok(view(updated.value, false)) : updated;
+  return updated.ok ? ok(view(updated.value.record, false)) : updated;
 }
 
 export function deleteMoment(deps: Deps, caller: Caller, access: CampaignAccess, id: string): Promise<Result<null>> {

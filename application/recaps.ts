@@ -2,8 +2,8 @@
 import { fail, invalidField, ok, type Result } from "../domain/errors.ts";
 import type { Caller } from "../domain/identity.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
-import { withFields } from "../domain/metadata.ts";
-import type { HeroAward, RecapEntry } from "../domain/recaps.ts";
+import { keysOf, withFields } from "../domain/metadata.ts";
+import { HERO_AWARD_DEFAULTS, type HeroAward, type HeroAwardSettings, type RecapEntry } from "../domain/recaps.ts";
 import type { RecapFilters, Repositories } from "../ports/records.ts";
 import { inCampaign, type CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
@@ -30,10 +30,10 @@ async function listScope(deps: Deps, access: CampaignAccess, query: { session_id
 
 // Hero awards -------------------------------------------------------------------------------------------
 
-const AWARD_KEYS = ["title", "description", "character_name", "player_name", "tone_mode", "award_mode", "style", "variant", "custom_theme", "order_index"] as const;
+const AWARD_KEYS: readonly (keyof AwardFields)[] = ["title", "description", ...keysOf(HERO_AWARD_DEFAULTS)];
 
 /** What a client may set on a hero award: the record's own fields, typed from it. */
-export type AwardFields = Partial<Pick<HeroAward, (typeof AWARD_KEYS)[number]>>;
+export type AwardFields = Partial<Pick<HeroAward, "title" | "description" | keyof HeroAwardSettings>>;
 
 const applyAward = (award: HeroAward, fields: AwardFields): HeroAward =>
   withFields(award, { ...fields, title: fields.title?.trim(), description: fields.description?.trim() }, AWARD_KEYS);
@@ -50,14 +50,7 @@ export async function createHeroAward(deps: Deps, caller: Caller, access: Campai
       session_id: fields.session_id,
       title: "",
       description: "",
-      character_name: "",
-      player_name: null,
-      tone_mode: "default",
-      award_mode: "moment",
-      style: "verdant",
-      variant: "square",
-      custom_theme: null,
-      order_index: 0,
+      ...HERO_AWARD_DEFAULTS,
       created_at: nowIso(deps),
       updated_at: null,
     },

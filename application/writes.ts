@@ -5,23 +5,29 @@ import type { Repositories, Stored } from "../ports/records.ts";
 import type { CampaignAccess } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
 
+/** A record with the client's fields applied, and what the checks read that the answer shows (a character's linked speaker). */
+export interface Applied<T, X> {
+  record: T;
+  found: X;
+}
+
 /** How a kind's records are written; the bespoke parts are the kind's own functions. */
-export interface Writes<T extends { id: string; updated_at: string | null }, F> {
+export interface Writes<T extends { id: string; updated_at: string | null }, F, X = null> {
   repository(tx: Repositories): Omit<Stored<T>, "delete">;
   /** The record with the client's fields applied, or why they cannot be. */
-  apply(tx: Repositories, record: T, fields: F): Promise<Result<T>>;
+  apply(tx: Repositories, record: T, fields: F): Promise<Result<Applied<T, X>>>;
   /** Wikilinks, search text: what follows a write, in the same transaction (`previous` null on create). */
   afterWrite(tx: Repositories, deps: Deps, record: T, previous: T | null): Promise<void>;
 }
 
 /** Creates `blank` with `fields` applied. */
-export function createWith<T extends { id: string; updated_at: string | null }, F>(deps: Deps, writes: Writes<T, F>, blank: T, fields: F): Promise<Result<T>> {
-  return deps.records.withTransaction(async (tx): Promise<Result<T>> => {
+export function createWith<T extends { id: string; updated_at: string | null }, F, X>(deps: Deps, writes: Writes<T, F, X>, blank: T, fields: F): Promise<Result<Applied<T, X>>> {
+  return deps.records.withTransaction(async (tx): Promise<Result<Applied<T, X>>> => {
     const applied = await writes.apply(tx, blank, fields);
     if (!applied.ok) return applied;
-    await writes.repository(tx).insert(applied.value);
-    await writes.afterWrite(tx, deps, applied.value, null);
-    return ok(applied.value);
+    await writes.repository(tx).insert(applied.value.record);
+    await writes.afterWrite(tx, deps, applied.value.record, null);
+    return applied;
   });
 }
 
@@ -30,24 +36,24 @@ export function createWith<T extends { id: string; updated_at: string | null }, 
  * other. A record of another campaign is not found (the caller's access is to `access`'s campaign),
  * and `read` may refuse one of another kind by answering null.
  */
-export function updateWith<T extends { id: string; campaign_id: string; updated_at: string | null }, F>(
+export function updateWith<T extends { id: string; campaign_id: string; updated_at: string | null }, F, X>(
   deps: Deps,
   access: CampaignAccess,
-  writes: Writes<T, F>,
+  writes: Writes<T, F, X>,
   id: string,
   fields: F,
   notFound: string,
   read: (record: T | null) => T | null = (record) => record,
-): Promise<Result<T>> {
-  return deps.records.withTransaction(async (tx): Promise<Result<T>> => {
+): Promise<Result<Applied<T, X>>> {
+  return deps.records.withTransaction(async (tx): Promise<Result<Applied<T, X>>> => {
     const previous = read(await writes.repository(tx).get(id, { lock: true }));
     if (!previous || previous.campaign_id !== access.campaign.id) return fail("not_found", notFound);
     const applied = await writes.apply(tx, previous, fields);
     if (!applied.ok) return applied;
-    const record = { ...applied.value, updated_at: nowIso(deps) };
+    const record = { ...applied.value.record, updated_at: nowIso(deps) };
     await writes.repository(tx).replace(record);
     await writes.afterWrite(tx, deps, record, previous);
-    return ok(record);
+    return ok({ record, found: applied.value.found });
   });
 }
 

@@ -12,6 +12,8 @@ export function mergeMetadata(current: Record<string, unknown> | null, patch: Re
   return Object.fromEntries(merged);
 }
 
+/** The keys of an object written in code (a defaults record), typed: it has no others at run time. */
+export const keysOf = <T extends object>(record: T) => Object.keys(record) as (keyof T & string)[];
 
 /**
  * A copy of `record` with each of `keys` that `fields` sets (anything but undefined) taken from

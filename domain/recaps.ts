@@ -10,10 +10,8 @@ export interface RecapPipeline {
   created_at: string;
 }
 
-export interface HeroAward extends CampaignRecord {
-  session_id: string;
-  title: string;
-  description: string;
+/** What a client may set on a hero award besides its title and description. */
+export interface HeroAwardSettings {
   character_name: string;
   player_name: string | null;
   tone_mode: string;
@@ -22,6 +20,24 @@ export interface HeroAward extends CampaignRecord {
   variant: string;
   custom_theme: Record<string, unknown> | null;
   order_index: number;
+}
+
+/** The settings of an award created without them. */
+export const HERO_AWARD_DEFAULTS: HeroAwardSettings = {
+  character_name: "",
+  player_name: null,
+  tone_mode: "default",
+  award_mode: "moment",
+  style: "verdant",
+  variant: "square",
+  custom_theme: null,
+  order_index: 0,
+};
+
+export interface HeroAward extends CampaignRecord, HeroAwardSettings {
+  session_id: string;
+  title: string;
+  description: string;
 }
 
 export interface RecapEntry extends CampaignRecord {

@@ -2,6 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import * as recaps from "../../application/recaps.ts";
 import { ok } from "../../domain/errors.ts";
+import { HERO_AWARD_DEFAULTS } from "../../domain/recaps.ts";
 import { defineOperation, defineOperations, RawResponse, type Operation } from "./operation.ts";
 import { byBodySession, byCampaignOrSession, plainRows } from "./crud.ts";
 import { Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
@@ -32,7 +33,7 @@ export const HeroAward = Type.Object(
 const awardFields = {
   character_name: Type.String({ maxLength: 200 }),
   player_name: Nullable(Type.String({ maxLength: 200 })),
-  tone_mode: Type.String({ maxLength: 64, description: "Default default" }),
+  tone_mode: Type.String({ maxLength: 64, description: `Default ${HERO_AWARD_DEFAULTS.tone_mode}` }),
   award_mode: literals(["moment", "theme"] as const),
   style: Type.String({ maxLength: 64, description: "verdant (default), ember, arcane, frost, gilded" }),
   variant: Type.String({ maxLength: 64, description: "square (default, 1080×1080) or portrait (1080×1350)" }),
