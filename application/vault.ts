@@ -273,53 +273,64 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
   const takeBack = async () => {
     for (const image of images) await store.delete(image.key).catch(() => undefined);
   };
-  for (const p of planned) {
-    const entityType = IMAGE_KIND[p.kind];
-    if (!entityType) continue;
-    const declared = string(p.file.frontMatter?.image);
-    let picked: { path: string; bytes: Uint8Array | null; size: number } | undefined;
-    if (declared && /^https?:\/\//i.test(declared)) {
-      const key = store.keyOfUrl(declared);
-      // An image from elsewhere stays a link, as a record's image may be (never fetched; https only, as the API asks).
-      if (!key) {
-        if (/^https:\/\//i.test(declared)) imageUrl.set(p, declared);
-        continue;
-      }
-      const info = await store.head(key);
-      if (info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
-    } else if (declared) {
-      const asset = findAsset(declared.replace(/^!?\[\[([^\]|#]*)(?:[#|][^\]]*)?\]\]$/, "$1").trim(), p.file.path);
-      if (asset) picked = { ...asset, size: asset.bytes.byteLength };
-    }
-    if (!picked)
-      for (const target of embedTargets(p.file.body)) {
-        const asset = findAsset(target, p.file.path);
-        if (asset) {
-          picked = { ...asset, size: asset.bytes.byteLength };
-          break;
+  // A store or moderator failing mid-way (S3 down) takes back what was stored too.
+  const storePictures = async (): Promise<Result<true>> => {
+    for (const p of planned) {
+      const entityType = IMAGE_KIND[p.kind];
+      if (!entityType) continue;
+      const declared = string(p.file.frontMatter?.image);
+      let picked: { path: string; bytes: Uint8Array | null; size: number } | undefined;
+      if (declared && /^https?:\/\//i.test(declared)) {
+        const key = store.keyOfUrl(declared);
+        // An image from elsewhere stays a link, as a record's image may be (never fetched; https only, as the API asks).
+        if (!key) {
+          if (/^https:\/\//i.test(declared)) imageUrl.set(p, declared);
+          continue;
         }
+        const info = await store.head(key);
+        if (info) picked = { path: key, size: info.size, bytes: info.size > limits.maxBytes ? null : new Uint8Array(await new Response(await store.read(key)).arrayBuffer()) };
+      } else if (declared) {
+        const asset = findAsset(declared.replace(/^!?\[\[([^\]|#]*)(?:[#|][^\]]*)?\]\]$/, "$1").trim(), p.file.path);
+        if (asset) picked = { ...asset, size: asset.bytes.byteLength };
       }
-    if (!picked) continue;
-    // One decode at a time with the uploads' (each holds a decoded picture); nothing is kept between
-    // notes, so a vault of many pictures holds one re-encoding at a time (a file several notes embed is
-    // cleaned again for each).
-    const bytes = picked.bytes;
-    let cleaned: Awaited<ReturnType<typeof processor.clean>> = bytes
-      ? await oneAtATime(() => processor.clean(bytes, limits))
-      : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
-    if (cleaned.ok) {
-      const verdict = await moderator.review(cleaned.image);
-      if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
+      if (!picked)
+        for (const target of embedTargets(p.file.body)) {
+          const asset = findAsset(target, p.file.path);
+          if (asset) {
+            picked = { ...asset, size: asset.bytes.byteLength };
+            break;
+          }
+        }
+      if (!picked) continue;
+      // One decode at a time with the uploads' (each holds a decoded picture); nothing is kept between
+      // notes, so a vault of many pictures holds one re-encoding at a time (a file several notes embed is
+      // cleaned again for each).
+      const bytes = picked.bytes;
+      let cleaned: Awaited<ReturnType<typeof processor.clean>> = bytes
+        ? await oneAtATime(() => processor.clean(bytes, limits))
+        : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+      if (cleaned.ok) {
+        const verdict = await moderator.review(cleaned.image);
+        if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
+      }
+      if (!cleaned.ok) {
+        await takeBack();
+        return badImage(picked.path, p.file.path, cleaned.problem);
+      }
+      const key = objectKeyFor(campaign.id, entityType, deps.ids.next(), picked.path.split("/").pop()!);
+      const url = store.publicUrl(key);
+      images.push({ entityType, entityId: p.kind === "campaign" ? campaign.id : p.newId, key, url, contentType: cleaned.image.contentType });
+      await store.put(key, cleaned.image.bytes, cleaned.image.contentType);
+      imageUrl.set(p, url);
     }
-    if (!cleaned.ok) {
-      await takeBack();
-      return badImage(picked.path, p.file.path, cleaned.problem);
-    }
-    const key = objectKeyFor(campaign.id, entityType, deps.ids.next(), picked.path.split("/").pop()!);
-    const url = store.publicUrl(key);
-    images.push({ entityType, entityId: p.kind === "campaign" ? campaign.id : p.newId, key, url, contentType: cleaned.image.contentType });
-    await store.put(key, cleaned.image.bytes, cleaned.image.contentType);
-    imageUrl.set(p, url);
+    return ok(true);
+  };
+  try {
+    const stored = await storePictures();
+    if (!stored.ok) return stored;
+  } catch (error) {
+    await takeBack();
+    throw error;
   }
   if (campaignNote) campaign.image = imageUrl.get(campaignNote) ?? null;
 

@@ -2,7 +2,7 @@
 // question of a conversation and what a follow-up retrieves, the extractive answer.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { CitationNumbering, citationsFor, extractiveAnswer, NOTHING_FOUND, questionOf, retrievalText } from "../../domain/ask.ts";
+import { CitationNumbering, citationsFor, extractiveAnswer, questionOf, retrievalText } from "../../domain/ask.ts";
 
 const passage = (title: string, text: string) => ({ kind: "character", sourceId: title.toLowerCase(), title, text, sessionId: null, sessionNumber: null });
 
@@ -71,6 +71,6 @@ describe("extractive answers", () => {
   });
 
   test("nothing to quote: says so", () => {
-    expect(extractiveAnswer("anything", [])).toEqual([NOTHING_FOUND]);
+    expect(extractiveAnswer("anything", [])).toEqual(["Nothing in this campaign's records that you may read answers that question."]);
   });
 });

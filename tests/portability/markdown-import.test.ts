@@ -426,6 +426,26 @@ test("a picture that is not an image, too large or too many pixels is refused by
   expect({ campaigns: await campaignCount(), images: await count("images"), characters: await count("characters"), objects: (await service.deps.images.store.list("campaigns/")).length }).toEqual(before);
 });
 
+test("the store failing mid-way (its second write): 500, and the picture already stored is taken back", async () => {
+  const store = service.deps.images.store;
+  const before = { campaigns: await campaignCount(), objects: (await store.list("campaigns/")).length };
+  const put = store.put;
+  let writes = 0;
+  // Fault injection: the real store, whose second write fails as an unreachable S3 would.
+  store.put = async (...args: Parameters<typeof put>) => {
+    if (++writes === 2) throw new Error("store unreachable");
+    return put.apply(store, args);
+  };
+  try {
+    const response = await importZip(zipSync({ "V/Characters/A.md": strToU8("![[a.png]]"), "V/Characters/B.md": strToU8("![[a.png]]"), "V/a.png": await png(4, 4) }));
+    expect(response.status).toBe(500);
+  } finally {
+    store.put = put;
+  }
+  expect(writes).toBe(2);
+  expect({ campaigns: await campaignCount(), objects: (await store.list("campaigns/")).length }).toEqual(before);
+});
+
 test("pictures round trip: export.zip?include_images=true → import-markdown → export.zip gives the same notes and pictures; without it, the URLs are copied from this service", async () => {
   const campaign = await as(key, "POST", "/v1/campaigns", { title: "Whitestone" });
   const cid = campaign.id;
