@@ -110,7 +110,7 @@ export const entityOperations = defineOperations({ publishedAt: 40 }, [
     summary: "Entities picker",
     description: "Cards (id, name, type, image) of one kind of compendium record, for pickers and autocompletion. Uses limit (max 100), not size.",
     tag: "Entities",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/entities", status: 200 },
     input: { query: PickerQuery },
     output: PickerPage,

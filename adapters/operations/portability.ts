@@ -11,6 +11,7 @@ import { parse, stringify } from "yaml";
 import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 
 const IncludeImages = Type.Optional(
   Type.Boolean({ description: "true: the managed images' bytes travel inline (base64, with content type and sha256) after the records, so an import elsewhere keeps them. Default false: only their rows and URLs (an import on this service copies the images it still holds)" }),
@@ -140,7 +141,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     summary: "Export a whole campaign",
     description: `${EXPORT_DOC} scope=all needs owner or game-master access; scope=mine gives any member what they may read (their private journal entries and those shared with them, not others'); without scope, each gets the most they may.`,
     tag: "Export and import",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export", status: 200 },
     input: { path: CampaignIdPath, query: ExportQuery },
     run: async ({ deps, caller, access, info }, { query }) => {
@@ -155,7 +156,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     description:
       "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session, image) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. With include_images=true the managed images are in the zip too (Images/), named by front matter image. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
     tag: "Export and import",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export.zip", status: 200 },
     input: { path: CampaignIdPath, query: MarkdownExportQuery },
     run: async ({ deps, caller, access }, { query }) => {
