@@ -21,6 +21,7 @@ import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
 import { writeResults } from "./lib/report.ts";
 import { ADMIN_KEY, launch, tempDir } from "./lib/servers.ts";
+import { localSend, mustCaller } from "./lib/local-http.ts";
 
 const DATASET = datasetDir();
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
@@ -54,12 +55,8 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_BURST: "1000000" },
     { backend: "postgres", answers: "offline (extractive)" },
   );
-  const call = async (method: string, path: string, body?: unknown, key = ADMIN_KEY, contentType = "application/json") => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { "x-api-key": key, "content-type": contentType }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  // No time bound: transcripts are imported through it.
+  const call = mustCaller(localSend(null), server.url, ADMIN_KEY);
 
   // The asker: a new user, game master of the campaign (added as admin).
   const user = await call("POST", "/internal/v1/users", { name: "Bench asker", email: `asker.${Date.now()}@example.test` });

@@ -25,6 +25,7 @@ import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, env, intEnv, RESULTS_DIR, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
+import { mustCaller } from "./lib/local-http.ts";
 
 const DATASET = datasetDir();
 const BACKEND = env("ASK_BENCH_BACKEND", "postgres");
@@ -69,14 +70,7 @@ async function main() {
   const adminKey = `bench-admin-${"x".repeat(40)}`;
   await ensureAdminKey(deps, adminKey);
   const app = buildApp(deps, serviceInfo(parseConfig({ PORT: "8000" })));
-  const call = async (method: string, path: string, body?: unknown, key = adminKey, contentType = "application/json") => {
-    const response = await app.handle(
-      new Request(`http://localhost${path}`, { method, headers: { "x-api-key": key, "content-type": contentType }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }),
-    );
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const call = mustCaller((request) => app.handle(request), "http://localhost", adminKey);
 
   // Import (skipped when a reused database holds the campaign already).
   const [existing] = await db.query(`select id from campaigns where title = $1`, [CAMPAIGN_TITLE]);

@@ -13,6 +13,7 @@ import { createScratchDatabase } from "./lib/postgres.ts";
 import { writeResults } from "./lib/report.ts";
 import { createCampaign, createUserWithKey } from "./lib/seed.ts";
 import { ADMIN_KEY, startService } from "./lib/servers.ts";
+import { localSend, mustCaller } from "./lib/local-http.ts";
 
 const DATASET = process.env.BENCH_CRD3_DIR ?? join(ROOT, "..", "shared", "datasets", "crd3");
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
@@ -33,11 +34,8 @@ const pid = server.child.proc.pid;
   const { key } = await createUserWithKey(server.url);
   const campaignId = await createCampaign(server.url, key, { title: "Vox Machina (bench)" });
   const as = (k: string) => ({ "x-api-key": k, "content-type": "application/json" });
-  const post = async (path: string, body: unknown, k = key) => {
-    const response = await fetch(`${server.url}${path}`, { method: "POST", headers: as(k), body: JSON.stringify(body) });
-    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
+  const must = mustCaller(localSend(null), server.url, key);
+  const post = (path: string, body: unknown, k = key) => must("POST", path, body, k);
 
   const episodes = readdirSync(DATASET).filter((name) => /^C\d+E\d+\.json$/.test(name)).sort().slice(0, EPISODES);
   let started = performance.now();

@@ -17,6 +17,7 @@ import { stopChild } from "./lib/processes.ts";
 import { describeHost, writeResults } from "./lib/report.ts";
 import { createCampaign, createUserWithKey } from "./lib/seed.ts";
 import { startService } from "./lib/servers.ts";
+import { localSend, mustCaller } from "./lib/local-http.ts";
 
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
 assertLocalPostgres("BENCH_POSTGRES_URL", ADMIN_URL);
@@ -55,12 +56,9 @@ async function serverFor(store: string) {
   const server = await startService({ name: `service-${store}`, databaseUrl: database.url, logLevel: "warn", env: s3env });
   const { key } = await createUserWithKey(server.url, "Bench", `bench-${crypto.randomUUID()}@example.test`);
   const campaignId = await createCampaign(server.url, key, { title: "Image bench" });
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
-    const json = await response.json();
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  // Unbounded, as before: completing a large image re-encodes it.
+  const must = mustCaller(localSend(null), server.url, key);
+  const call = (path: string, body: unknown) => must("POST", path, body);
   const character = await call("/v1/characters", { campaign_id: campaignId, character_name: "Subject" });
   /** One whole upload as a client does it; answers its milliseconds, split by step. */
   const upload = async (bytes: Buffer) => {

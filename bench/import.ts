@@ -15,6 +15,7 @@ import { writeResults } from "./lib/report.ts";
 import { createCampaign, createUserWithKey } from "./lib/seed.ts";
 import { ADMIN_KEY, startService, tempDir } from "./lib/servers.ts";
 import { medianValue } from "./lib/stats.ts";
+import { localSend, mustCaller } from "./lib/local-http.ts";
 
 const DATASET = process.env.BENCH_CRD3_DIR ?? join(ROOT, "..", "shared", "datasets", "crd3");
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
@@ -48,12 +49,7 @@ async function run(backend: string) {
   const pid = server.child.proc.pid;
   try {
     // No time bound here: a large transcript may take a while on a slow machine.
-    const call = async (method: string, path: string, body?: unknown, key = ADMIN_KEY) => {
-      const response = await fetch(`${base}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = await response.json();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = mustCaller(localSend(null), base, ADMIN_KEY);
     const { key } = await createUserWithKey(base, "Bench", "bench@example.test");
     const campaignId = await createCampaign(base, key, { title: "Critical Role, campaign 1" });
     const startRss = rssKb(pid);

@@ -24,7 +24,7 @@ import { rssMiB } from "./lib/cpu.ts";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { runLoadgen } from "./lib/loadgen.ts";
-import { call } from "./lib/local-http.ts";
+import { call, localSend, mustCaller } from "./lib/local-http.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
 import { stopChild } from "./lib/processes.ts";
 import { writeResults } from "./lib/report.ts";
@@ -144,11 +144,8 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
 
 /** The black-box seed: every character and location created with POST, eight at a time, as an import would. */
 async function seedThroughApi(url: string, key: string, campaignId: string, data: ReturnType<typeof generate>) {
-  const post = async (path: string, body: unknown) => {
-    const response = await call(`${url}${path}`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
-    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${response.text}`);
-    return String(response.json.id);
-  };
+  const must = mustCaller(localSend(), url, key);
+  const post = async (path: string, body: unknown) => String((await must("POST", path, body)).id);
   const inParallel = async <T>(items: T[], work: (item: T) => Promise<void>) => {
     let next = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {

@@ -4,6 +4,7 @@ import { askCampaign, askCampaignStream, askQuota } from "../../application/ask.
 import { ok } from "../../domain/errors.ts";
 import { Defaulted, Id, Nullable } from "./common.ts";
 import { defineOperation, defineOperations, EventStream } from "./operation.ts";
+import { byBodyCampaign } from "./crud.ts";
 
 const ChatMessage = Type.Object(
   {
@@ -88,7 +89,7 @@ export const askOperations = defineOperations({ publishedAt: 65 }, [
     summary: "Ask a question about a campaign",
     description: ASK_DESCRIPTION,
     tag: "Ask",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byBodyCampaign },
     http: {
       method: "POST",
       path: "/v1/ask",

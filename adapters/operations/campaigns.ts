@@ -4,6 +4,7 @@ import * as campaigns from "../../application/campaigns.ts";
 import * as members from "../../application/members.ts";
 import { MEMBER_ROLES } from "../../domain/access.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 import { CampaignIdPath, FIRST_PARTY, Id, ImageUrl, Nullable, PageOf, PageQuery, Timestamp, WithLinksQuery, Defaulted } from "./common.ts";
 
 export const Campaign = Type.Object(
@@ -131,7 +132,7 @@ export const campaignOperations = defineOperations({ publishedAt: 20 }, [
     summary: "Get a campaign",
     description: `Reads one campaign you can access. ${CAMPAIGN_DOC}`,
     tag: "Campaigns",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "get_campaign", title: "Get a campaign", readOnly: true },
     input: { path: CampaignIdPath, query: WithLinksQuery },
@@ -144,7 +145,7 @@ export const campaignOperations = defineOperations({ publishedAt: 20 }, [
     description:
       "Changes a campaign's title, description, system, summary, language, image or mature flag, or archives it (archived: true sets archived_at; false clears it). Omitted fields stay as they are. Needs owner or game-master (admin) access. The summary may hold [[wikilinks]]: read with with_links=true before editing it.",
     tag: "Campaigns",
-    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "PATCH", path: "/v1/campaigns/{campaign_id}", status: 200, aliases: ["/v1/worlds/{world_id}"] },
     mcp: { name: "update_campaign", title: "Update a campaign", readOnly: false, destructive: false, idempotent: true },
     input: { path: CampaignIdPath, body: CampaignUpdate },
@@ -156,7 +157,7 @@ export const campaignOperations = defineOperations({ publishedAt: 20 }, [
     summary: "Delete a campaign",
     description: "Permanently deletes a campaign and everything in it. Only the owner may do this. Not offered as an MCP tool.",
     tag: "Campaigns",
-    access: { auth: "campaign", level: "owner", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "owner", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}", status: 204 },
     input: { path: CampaignIdPath },
     run: ({ deps, caller, access }, { path }) => campaigns.deleteCampaign(deps, caller, access),
@@ -166,7 +167,7 @@ export const campaignOperations = defineOperations({ publishedAt: 20 }, [
     summary: "Campaign statistics",
     description: "Counts of characters, sessions, moments, beats, factions, locations and items in a campaign.",
     tag: "Campaigns",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/stats", status: 200, aliases: ["/v1/worlds/{world_id}/stats"] },
     mcp: { name: "get_campaign_stats", title: "Get campaign statistics", readOnly: true },
     input: { path: CampaignIdPath },

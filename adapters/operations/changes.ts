@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import * as changes from "../../application/changes.ts";
 import { CampaignIdPath, Defaulted, Id, Nullable, Timestamp } from "./common.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 
 export const CHANGE_KINDS = [
   "campaign", "member", "speaker", "character", "faction", "location", "item", "link", "session", "transcript",
@@ -41,7 +42,7 @@ export const changeOperations = defineOperations({ publishedAt: 180 }, [
     description:
       "Every create, update and delete of the campaign's records, oldest first, as far as you may read them (a private journal entry's changes are shown only to those it is shared with). Written in the same transaction as the change itself: following next_cursor misses nothing and repeats nothing. Changes are kept CHANGE_RETENTION_DAYS (30 by default); an older cursor answers 410.",
     tag: "Changes",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/changes", status: 200 },
     input: { path: CampaignIdPath, query: ChangeQuery },
     output: ChangePage,

@@ -42,7 +42,9 @@ interface Bespoke<I extends InputSchemas, O extends TSchema> {
   run: (context: ContextFor<{ auth: "campaign" }>, input: InputOf<I>) => Promise<Result<OutputOf<O>>>;
 }
 
-/** Lists and creates that name the campaign, or a session of it, in the input. */
+/** Rows that name the campaign, or a session of it, in the input. */
+export const byPathCampaign = ({ path }: { path: { campaign_id: string } }) => ({ campaign_id: path.campaign_id });
+export const byPathSession = ({ path }: { path: { session_id: string } }): CampaignLocator => ({ record: "sessions", id: path.session_id, notFound: "Session not found" });
 export const byQueryCampaign = ({ query }: { query: { campaign_id: string } }) => ({ campaign_id: query.campaign_id });
 export const byBodyCampaign = ({ body }: { body: { campaign_id: string } }) => ({ campaign_id: body.campaign_id });
 export const byBodySession = ({ body }: { body: { session_id: string } }): CampaignLocator => ({ record: "sessions", id: body.session_id, notFound: "Session not found" });

@@ -80,7 +80,7 @@ const entityRows = (kind: EntityKind): Operation[] => {
   const rows = plainRows({ name: noun, tag: `${noun}s`, record: ENTITY_RECORDS[kind], readScope: "worlds_read" });
   return [
     rows.list({
-      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
+      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query in name order, then other matches newest first; fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
       campaign: byQueryCampaign,
       input: { query: EntityListQuery },
       output: PageOf(Type.Union([schemas.output, EntityCard]), `${noun}Page`),
@@ -110,7 +110,7 @@ export const entityOperations = defineOperations({ publishedAt: 40 }, [
     summary: "Entities picker",
     description: "Cards (id, name, type, image) of one kind of compendium record, for pickers and autocompletion. Uses limit (max 100), not size.",
     tag: "Entities",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/entities", status: 200 },
     input: { query: PickerQuery },
     output: PickerPage,

@@ -7,6 +7,7 @@ import { GENERATION_TYPES, IMAGE_ENTITY_TYPES } from "../../domain/images.ts";
 import { MAX_IMAGE_URL_LENGTH } from "../../domain/text.ts";
 import { CampaignIdPath, Defaulted, Id, literals, Timestamp } from "./common.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
+import { byPathCampaign, byQueryCampaign, byBodyCampaign } from "./crud.ts";
 
 const EntityType = literals(IMAGE_ENTITY_TYPES);
 
@@ -86,7 +87,7 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     summary: "Image generation usage",
     description: "How many images the campaign owner's account has generated this billing cycle (a calendar month, UTC), the limit, and whether generation is available.",
     tag: "Images",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/images/usage", status: 200 },
     mcp: { name: "get_image_usage", title: "Get image generation usage", readOnly: true },
     input: { query: Type.Object({ campaign_id: Id("Campaign id") }) },
@@ -99,7 +100,7 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     description:
       "Draws an image of a character, faction, location, item or the campaign itself (world) with the configured Gemini image model, from the record and user_input. Needs manage access and counts against the campaign owner's monthly quota (403 when used up; 503 when no model is configured). The image is not attached: set the record's image to the returned url.",
     tag: "Images",
-    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: ({ body }) => ({ campaign_id: body.campaign_id }) },
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byBodyCampaign },
     http: { method: "POST", path: "/v1/images/generate", status: 200 },
     input: { body: ImageGenerate },
     output: GeneratedImage,
@@ -111,7 +112,7 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     description:
       "Step 1 of an upload: reserves an object key and returns a presigned upload_url. Step 2 (outside this API's JSON calls): PUT the image bytes to upload_url with the same Content-Type, before expires_in_seconds. Step 3: call complete. Needs write access.",
     tag: "Images",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/images/init", status: 200 },
     mcp: { name: "init_image_upload", title: "Start an image upload", readOnly: false, destructive: false, idempotent: false },
     input: { path: CampaignIdPath, body: ImageUploadInit },
@@ -124,7 +125,7 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     description:
       "Step 3 of an upload: checks that the uploaded bytes are a JPEG, PNG, WebP, GIF or AVIF image within the size limits, re-encodes it without metadata (no EXIF or GPS), and attaches it to the record unless attach is false. Anything else is refused and deleted. Repeating it with the same object_key answers the same.",
     tag: "Images",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/images/complete", status: 200 },
     mcp: { name: "complete_image_upload", title: "Complete an image upload", readOnly: false, destructive: false, idempotent: true },
     input: { path: CampaignIdPath, body: ImageUploadComplete },
@@ -137,7 +138,7 @@ export const imageOperations = defineOperations({ publishedAt: 145 }, [
     description:
       "Either entity_type with entity_id (clears the record's image and deletes it when the service holds it) or image_url (deletes that image of the campaign and clears it wherever it is shown). Answers removed: false when there was nothing to remove.",
     tag: "Images",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}/images", status: 200 },
     mcp: { name: "delete_entity_image", title: "Delete an image", readOnly: false, destructive: true, idempotent: true },
     input: { path: CampaignIdPath, body: ImageDelete },

@@ -2,6 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import * as journals from "../../application/journals.ts";
 import { BODY_LIMITS, defineOperation, defineOperations } from "./operation.ts";
+import { byQueryCampaign } from "./crud.ts";
 import { Fields, Id, IdQuery, ImageUrl, literals, Nullable, PageOf, PageQuery, Success, SuccessId, Timestamp, WithLinks, WithLinksQuery, Defaulted } from "./common.ts";
 
 const PermissionLevel = literals(["view", "comment", "edit", "manage"] as const);
@@ -144,7 +145,7 @@ export const journalOperations = defineOperations({ publishedAt: 100 }, [
     summary: "List journal entries",
     description: `Lists the entries you may see (pinned first, then most recently changed), without their content. fields=card gives id, title, summary, updated_at, folder_id. ${JOURNALS}`,
     tag: "Journals",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/journals", status: 200 },
     mcp: { name: "list_journals", title: "List journal entries", readOnly: true },
     input: { query: JournalListQuery },
@@ -211,7 +212,7 @@ export const journalOperations = defineOperations({ publishedAt: 100 }, [
     summary: "List journal folders",
     description: "All journal folders of a campaign (not paginated), ordered by path then position; parent_id lists one folder's children.",
     tag: "Journals",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/journal-folders", status: 200 },
     mcp: { name: "list_journal_folders", title: "List journal folders", readOnly: true },
     input: { query: FolderListQuery },

@@ -5,6 +5,7 @@ import { getTask, requestMaintenance } from "../../application/maintenance.ts";
 import type { LinkToType as LinkTarget, MaintenanceRequest as MaintenanceInput } from "../../domain/links.ts";
 import { invalidField } from "../../domain/errors.ts";
 import { defineOperation, defineOperations, type Operation } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 import { CampaignIdPath, Id, literals, Nullable, PageOf, PageQuery, Timestamp } from "./common.ts";
 
 export const LinkFromType = literals(["Character", "Faction", "Location", "Item", "Moment", "GameSession", "Beat", "Backstory", "Journal", "World"] as const);
@@ -119,7 +120,7 @@ export const linkOperations = defineOperations({ publishedAt: 50 }, [
     summary: "List links",
     description: "Lists a campaign's links (directed relationships between records, newest first), filtered by either end, type or alias. Links come from wikilinks in text or are made directly.",
     tag: "Links",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/links", status: 200, aliases: ["/v1/worlds/{world_id}/links"] },
     mcp: { name: "list_links", title: "List links", readOnly: true },
     input: { path: CampaignIdPath, query: LinkListQuery },
@@ -135,7 +136,7 @@ export const linkOperations = defineOperations({ publishedAt: 50 }, [
     description:
       "Links two records of the campaign. from_type may be Character, Faction, Location, Item, Moment, GameSession, Beat, Backstory, Journal or World; to_type Character, Faction, Location, Item or Moment. The alias (label) defaults to the target's name; a second link from the same record with the same alias replaces the first (201 either way).",
     tag: "Links",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/links", status: 201, aliases: ["/v1/worlds/{world_id}/links"] },
     mcp: { name: "create_link", title: "Create a link", readOnly: false, destructive: false, idempotent: true },
     input: { path: CampaignIdPath, body: LinkCreate },
@@ -147,7 +148,7 @@ export const linkOperations = defineOperations({ publishedAt: 50 }, [
     summary: "Rename a link",
     description: "Changes a link's alias (label). It cannot be empty, nor the alias of another link from the same record.",
     tag: "Links",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "PATCH", path: "/v1/campaigns/{campaign_id}/links/{link_id}", status: 200, aliases: ["/v1/worlds/{world_id}/links/{link_id}"] },
     mcp: { name: "update_link", title: "Rename a link", readOnly: false, destructive: false, idempotent: true },
     input: { path: LinkPath, body: LinkUpdate },
@@ -159,7 +160,7 @@ export const linkOperations = defineOperations({ publishedAt: 50 }, [
     summary: "Delete a link",
     description: "Deletes one link. A link made from a wikilink comes back when its text is saved again with the markup.",
     tag: "Links",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}/links/{link_id}", status: 204, aliases: ["/v1/worlds/{world_id}/links/{link_id}"] },
     mcp: { name: "delete_link", title: "Delete a link", readOnly: false, destructive: true, idempotent: true },
     input: { path: LinkPath },

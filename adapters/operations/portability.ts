@@ -3,14 +3,15 @@ import { Type } from "@sinclair/typebox";
 import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
-import { campaignVault, safeName, type VaultNote } from "../../application/markdown.ts";
+import { campaignVault, safeName, type VaultNote, type VaultPicture } from "../../application/markdown.ts";
 import { IMAGE_FILE, importVault, type Vault, type VaultFile } from "../../application/vault.ts";
 import type { Result } from "../../domain/errors.ts";
-import { strToU8, unzipSync, zipSync } from "fflate";
+import { strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import { parse, stringify } from "yaml";
 import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
 import { defineOperation, defineOperations, RawResponse } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 
 const IncludeImages = Type.Optional(
   Type.Boolean({ description: "true: the managed images' bytes travel inline (base64, with content type and sha256) after the records, so an import elsewhere keeps them. Default false: only their rows and URLs (an import on this service copies the images it still holds)" }),
@@ -42,15 +43,46 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
-/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`, and its pictures' bytes (stored, not compressed again). */
-export function vaultZip(notes: VaultNote[], root: string, pictures: { path: string; bytes: Uint8Array }[] = []): Uint8Array {
-  const files: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {};
-  for (const note of notes) {
-    const path = [root, note.folder, `${note.name}.md`].filter(Boolean).join("/");
-    files[path] = strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`);
+/**
+ * The vault as a zip, streamed: each note `---\n<front matter>---\n\n<text>` (deflated), then each
+ * picture read from the store as it is sent (stored as is: already compressed), so a vault with
+ * its images is never held whole — only the notes' text and one chunk at a time. A picture whose
+ * object is gone since the snapshot is left out.
+ */
+export async function* vaultZip(
+  notes: VaultNote[],
+  root: string,
+  pictures: VaultPicture[] = [],
+  read: (objectKey: string) => Promise<ReadableStream<Uint8Array> | null> = async () => null,
+): AsyncGenerator<Uint8Array> {
+  const ready: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, data) => (error ? (failure = error) : ready.push(data)));
+  function* drain() {
+    if (failure) throw failure;
+    while (ready.length) yield ready.shift()!;
   }
-  for (const picture of pictures) files[`${root}/${picture.path}`] = [picture.bytes, { level: 0 }];
-  return zipSync(files, { level: 6 });
+  for (const note of notes) {
+    const file = new ZipDeflate([root, note.folder, `${note.name}.md`].filter(Boolean).join("/"), { level: 6 });
+    zip.add(file);
+    file.push(strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`), true);
+    yield* drain();
+  }
+  for (const picture of pictures) {
+    const stream = await read(picture.objectKey);
+    if (!stream) continue;
+    const file = new ZipPassThrough(`${root}/${picture.path}`);
+    zip.add(file);
+    const reader = stream.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      file.push(next.value);
+      yield* drain();
+    }
+    file.push(new Uint8Array(0), true);
+    yield* drain();
+  }
+  zip.end();
+  yield* drain();
 }
 
 /** Folder names a vault's notes are sorted into; a zip's single top folder is its root unless it is one of these. */
@@ -129,7 +161,7 @@ export const MarkdownExportQuery = Type.Object({
   include_images: Type.Optional(
     Type.Boolean({
       description:
-        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (the zip is built in memory: it then holds the images too). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
+        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (streamed: read from the store one at a time). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
     }),
   ),
 });
@@ -140,7 +172,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     summary: "Export a whole campaign",
     description: `${EXPORT_DOC} scope=all needs owner or game-master access; scope=mine gives any member what they may read (their private journal entries and those shared with them, not others'); without scope, each gets the most they may.`,
     tag: "Export and import",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export", status: 200 },
     input: { path: CampaignIdPath, query: ExportQuery },
     run: async ({ deps, caller, access, info }, { query }) => {
@@ -155,7 +187,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
     description:
       "A zip of Markdown notes, one per record in a folder per kind (Characters, Factions, Locations, Items, Sessions, Beats, Moments, Quests; journal entries in Journals/<their folder path>), each with YAML front matter (id, type, aliases, tags, session, image) and the record's text with its [[wikilinks]] intact: open it as a vault in Obsidian. With include_images=true the managed images are in the zip too (Images/), named by front matter image. Scopes as for the JSON export. Import a vault with `bun run cms campaigns import-markdown DIR --owner USER_ID`.",
     tag: "Export and import",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/export.zip", status: 200 },
     input: { path: CampaignIdPath, query: MarkdownExportQuery },
     run: async ({ deps, caller, access }, { query }) => {
@@ -163,13 +195,8 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       const root = safeName(access.campaign.title);
       const { notes, pictures } = await campaignVault(deps, access.campaign.id, mine ? caller.userId : null, { includeImages: query.include_images === true });
-      // Read after the snapshot, as the JSON export does: an image deleted since is left out.
-      const files: { path: string; bytes: Uint8Array }[] = [];
-      for (const picture of pictures) {
-        const stream = await deps.images.store.read(picture.objectKey);
-        if (stream) files.push({ path: picture.path, bytes: new Uint8Array(await new Response(stream).arrayBuffer()) });
-      }
-      const zip = vaultZip(notes, root, files);
+      // Pictures are read after the snapshot, as the JSON export does: an image deleted since is left out.
+      const zip = vaultZip(notes, root, pictures, (key) => deps.images.store.read(key));
       return ok(new RawResponse("application/zip", zip, { "content-disposition": `attachment; filename="campaign-${access.campaign.id}.zip"` }));
     },
   }),

@@ -2,6 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { searchCampaign } from "../../application/search.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 import { CampaignIdPath, Id } from "./common.ts";
 
 export const SearchQuery = Type.Object({
@@ -24,7 +25,7 @@ export const searchOperations = defineOperations({ publishedAt: 60 }, [
     description:
       "Searches every kind of record at once. Answers one bucket per type (characters, factions, locations, items, sessions, beats, moments, quests, journals), each at most 10 ranked hits with a snippet: up to 24 words of HTML around the first match, matching words in <mark>, the record's text escaped. Misspelled names still match.",
     tag: "Campaigns",
-    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: ({ path }) => ({ campaign_id: path.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/search", status: 200 },
     input: { path: CampaignIdPath, query: SearchQuery },
     output: SearchResult,

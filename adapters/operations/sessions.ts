@@ -4,6 +4,7 @@ import * as sessions from "../../application/sessions.ts";
 import * as transcripts from "../../application/transcripts.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import { BODY_LIMITS, defineOperation, defineOperations, RawResponse } from "./operation.ts";
+import { byPathSession, byQueryCampaign } from "./crud.ts";
 import { Beat } from "./beats.ts";
 import { CampaignIdQuery, FIRST_PARTY, Id, literals, Nullable, PageOf, PageQuery, Timestamp, WIKILINKS_STRIPPED, WithLinks, Defaulted } from "./common.ts";
 import { Moment } from "./moments.ts";
@@ -165,7 +166,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "List sessions",
     description: `Lists a campaign's sessions, newest first; index numbers them in date order. Sessions are created by first-party clients only. ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ query }) => ({ campaign_id: query.campaign_id }) },
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: byQueryCampaign },
     http: { method: "GET", path: "/v1/sessions", status: 200 },
     mcp: { name: "list_sessions", title: "List sessions", readOnly: true },
     input: { query: SessionListQuery },
@@ -177,7 +178,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "Get a session",
     description: `Reads one session; include_beats and include_moments add its beats and moments (null unless asked). ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: byPathSession },
     http: { method: "GET", path: "/v1/sessions/{session_id}", status: 200 },
     mcp: { name: "get_session", title: "Get a session", readOnly: true },
     input: { path: SessionIdPath, query: SessionDetailQuery },
@@ -189,7 +190,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "Update a session",
     description: `Changes a session's title, summary or session_date; no other field can be changed. Read with with_links=true before editing a summary with wikilinks. ${WIKILINKS_STRIPPED}`,
     tag: "Sessions",
-    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
+    access: { auth: "campaign", level: "write", scope: "agent_write", campaign: byPathSession },
     // Clients of the live service (e.g. an MCP bridge) update sessions with PUT: same operation.
     http: { method: "PATCH", path: "/v1/sessions/{session_id}", status: 200, aliases: [{ method: "PUT", operationId: "putSession", summary: "Update a session (PUT: the same as PATCH)" }] },
     mcp: { name: "patch_session", title: "Update a session", readOnly: false, destructive: false, idempotent: true },
@@ -202,7 +203,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "Get a session's transcript",
     description: "The cleaned transcript: metadata, utterances with start/end seconds and said_at times, the full text and statistics. from/to (utterance indexes from 0, inclusive, as Ask citations give them) return only that span; statistics stay the whole transcript's. format=markdown answers text/markdown.",
     tag: "Sessions",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: byPathSession },
     http: { method: "GET", path: "/v1/sessions/{session_id}/transcript", status: 200 },
     mcp: { name: "get_session_transcript", title: "Get a session transcript", readOnly: true, structuredOutput: false },
     input: { path: SessionIdPath, query: TranscriptQuery },
@@ -221,7 +222,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "Get a session's cast analysis",
     description: "Talk share, turns, words, questions, pacing over time, dominance, spotlight equity and longest absences, computed from the transcript. 404 when there is none.",
     tag: "Sessions",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: byPathSession },
     http: { method: "GET", path: "/v1/sessions/{session_id}/cast-analysis", status: 200 },
     mcp: { name: "get_session_cast_analysis", title: "Get a session cast analysis", readOnly: true },
     input: { path: SessionIdPath },
@@ -233,7 +234,7 @@ export const sessionOperations = defineOperations({ publishedAt: 110 }, [
     summary: "Get a session's handout",
     description: "The player handout of a session: summary, outline, encounters, spotlights, items, valuable information, party status and next steps, moments. 404 when none has been generated.",
     tag: "Sessions",
-    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: ({ path }) => ({ record: "sessions", id: path.session_id, notFound: "Session not found" }) },
+    access: { auth: "campaign", level: "read", scope: "sessions_read", campaign: byPathSession },
     http: { method: "GET", path: "/v1/sessions/{session_id}/handout", status: 200 },
     mcp: { name: "get_session_handout", title: "Get a session handout", readOnly: true },
     input: { path: SessionIdPath },

@@ -4,6 +4,7 @@ import * as webhooks from "../../application/webhooks.ts";
 import { CHANGE_KINDS } from "./changes.ts";
 import { CampaignIdPath, Defaulted, Id, Nullable, Timestamp } from "./common.ts";
 import { defineOperation, defineOperations } from "./operation.ts";
+import { byPathCampaign } from "./crud.ts";
 
 const webhookFields = {
   id: Id(),
@@ -54,7 +55,6 @@ export const WebhookDelivery = Type.Object(
 );
 
 const WebhookPath = Type.Object({ campaign_id: Id("Campaign id"), webhook_id: Id("Webhook id") });
-const byPath = ({ path }: { path: { campaign_id: string } }) => ({ campaign_id: path.campaign_id });
 
 const WEBHOOKS_DOC =
   "Each change of the campaign's feed is POSTed as {type: \"<kind>.<op>\", timestamp, data: {campaign_id, seq, kind, id, op, at, actor_id}}, in order, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body with the secret>). Answer 2xx; anything else is retried with exponential backoff, and enough failures in a row disable the webhook with the reason kept.";
@@ -65,7 +65,7 @@ export const webhookOperations = defineOperations({ publishedAt: 200 }, [
     summary: "Register a webhook",
     description: `${WEBHOOKS_DOC} Needs owner or game-master access. The answer holds the signing secret, shown only this once. Deliveries start with the next change.`,
     tag: "Changes",
-    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPath },
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/webhooks", status: 201 },
     input: { path: CampaignIdPath, body: WebhookCreate },
     output: WebhookWithSecret,
@@ -76,7 +76,7 @@ export const webhookOperations = defineOperations({ publishedAt: 200 }, [
     summary: "List a campaign's webhooks",
     description: "The campaign's webhooks with their state (enabled, failures, why disabled, last delivered change); never their secrets.",
     tag: "Changes",
-    access: { auth: "campaign", level: "manage", scope: "worlds_read", campaign: byPath },
+    access: { auth: "campaign", level: "manage", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/webhooks", status: 200 },
     input: { path: CampaignIdPath },
     output: WebhookList,
@@ -87,7 +87,7 @@ export const webhookOperations = defineOperations({ publishedAt: 200 }, [
     summary: "Delete a webhook",
     description: "Stops deliveries to the webhook and forgets it with its delivery log.",
     tag: "Changes",
-    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPath },
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "DELETE", path: "/v1/campaigns/{campaign_id}/webhooks/{webhook_id}", status: 204 },
     input: { path: WebhookPath },
     run: ({ deps, access }, { path }) => webhooks.deleteWebhook(deps, access, path.webhook_id),
@@ -97,7 +97,7 @@ export const webhookOperations = defineOperations({ publishedAt: 200 }, [
     summary: "Re-enable a webhook",
     description: "Enables a disabled webhook again: failures reset, delivery resumes from the change it stopped at (nothing is skipped).",
     tag: "Changes",
-    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPath },
+    access: { auth: "campaign", level: "manage", scope: "agent_write", campaign: byPathCampaign },
     http: { method: "POST", path: "/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/enable", status: 200 },
     input: { path: WebhookPath },
     output: Webhook,
@@ -108,7 +108,7 @@ export const webhookOperations = defineOperations({ publishedAt: 200 }, [
     summary: "A webhook's delivery log",
     description: "Every delivery attempt, newest first: the change's seq, the message id, the receiver's status or the error, and how long it took.",
     tag: "Changes",
-    access: { auth: "campaign", level: "manage", scope: "worlds_read", campaign: byPath },
+    access: { auth: "campaign", level: "manage", scope: "worlds_read", campaign: byPathCampaign },
     http: { method: "GET", path: "/v1/campaigns/{campaign_id}/webhooks/{webhook_id}/deliveries", status: 200 },
     input: { path: WebhookPath, query: Type.Object({ limit: Defaulted(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: "Attempts to list (1–500)" })) }) },
     output: Type.Object({ data: Type.Array(WebhookDelivery) }, { title: "WebhookDeliveryList" }),

@@ -19,3 +19,27 @@ export const freePort = (): number => {
   probe.stop(true);
   return port;
 };
+
+/** Sends a request to a server the bench started: 127.0.0.1 only, bounded by `timeoutMs` (null: unbounded, as for a large transcript). */
+export const localSend =
+  (timeoutMs: number | null = 10_000) =>
+  (request: Request): Promise<Response> => {
+    if (new URL(request.url).hostname !== "127.0.0.1") throw new Error(`refusing non-local target ${request.url}`);
+    return fetch(request, timeoutMs === null ? {} : { signal: AbortSignal.timeout(timeoutMs) });
+  };
+
+/**
+ * JSON calls to the service at `base` that must succeed (2xx), through `send` (`localSend()`, or an
+ * in-process app's `handle`): the parsed body, or an error naming the call, the status and the body.
+ * A string body is sent as it is (a transcript), anything else as JSON.
+ */
+export function mustCaller(send: (request: Request) => Promise<Response>, base: string, defaultKey: string) {
+  return async (method: string, path: string, body?: unknown, key = defaultKey, contentType = "application/json"): Promise<any> => {
+    const response = await send(
+      new Request(`${base}${path}`, { method, headers: { "x-api-key": key, "content-type": contentType }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }),
+    );
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}
