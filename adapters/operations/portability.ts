@@ -217,7 +217,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
   defineOperation({
     id: "internalImportCampaign",
     summary: "Import a campaign",
-    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner). Managed images become the new campaign's own: stored from the document's inline images (include_images=true), else copied from this service's store while the source still holds them; an image found nowhere is dropped and cleared from its records, so the new campaign never shows a URL of the old one.`,
+    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner). Journal entries' token_count is counted again with the service's tokenizer (o200k_base), whatever the file says: an entry over 50,000 tokens, or entries over 1,000,000 together, refuse the file (422 naming the entry). Managed images become the new campaign's own: stored from the document's inline images (include_images=true), else copied from this service's store while the source still holds them; an image found nowhere is dropped and cleared from its records, so the new campaign never shows a URL of the old one.`,
     tag: "First party",
     access: { auth: "first_party" },
     internal: true,
