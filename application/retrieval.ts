@@ -12,3 +12,18 @@ export async function reindexAsk(deps: Deps, caller: Caller, campaignId: string 
   const passages = await deps.records.withTransaction((tx) => tx.askIndex.reindex(campaignId));
   return ok({ campaign_id: campaignId, passages });
 }
+
+/**
+ * Ask's running counts (migration 0018) gain delta rows with every record write; imports fold
+ * theirs, this folds the rest (the worker, periodically): campaigns with more than `threshold`
+ * rows beyond one a word, ten at a time, until none is left (or 200 folds). Returns the campaigns folded.
+ */
+export async function foldAskCounts(deps: Pick<Deps, "records">, threshold = FOLD_THRESHOLD): Promise<number> {
+  let folded = 0;
+  // Bounded, so a campaign written faster than it folds cannot hold the pass for ever.
+  for (let round = 0, batch; round < 20 && (batch = await deps.records.askIndex.foldCounts(threshold, 10)).length; round++) folded += batch.length;
+  return folded;
+}
+
+/** Extra count rows a campaign may carry before a fold: ~10 record writes' worth; each read sums them. */
+export const FOLD_THRESHOLD = 1000;

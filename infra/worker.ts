@@ -5,6 +5,7 @@ import { runNextTask } from "../application/maintenance.ts";
 import { deliverDueWebhooks } from "../application/webhooks.ts";
 import { sweepImages } from "../application/images.ts";
 import { recountJournalTokens } from "../application/journals.ts";
+import { foldAskCounts } from "../application/retrieval.ts";
 import type { Deps } from "../application/deps.ts";
 
 export interface Worker {
@@ -15,7 +16,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number; foldMs?: number; foldThreshold?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -88,6 +89,19 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     }
   });
   const recountTimer = setInterval(recounting.start, options.recountMs ?? 5000);
+  // Ask's running counts: record writes add delta rows that every question sums; folded here once a
+  // campaign has enough of them (imports and the backfill fold their own). Any instance may: two
+  // folds of a campaign never count a row twice.
+  const folding = onePassAtATime(async () => {
+    if (stopped) return;
+    try {
+      const folded = await foldAskCounts(deps, options.foldThreshold);
+      if (folded) deps.log.debug("ask counts folded", { campaigns: folded });
+    } catch (error) {
+      deps.log.error("ask count folding failed", { error: (error as Error).message });
+    }
+  });
+  const foldTimer = setInterval(folding.start, options.foldMs ?? 60_000);
   return {
     wake,
     stop: async () => {
@@ -98,11 +112,13 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(sweepTimer);
       if (embedTimer) clearInterval(embedTimer);
       clearInterval(recountTimer);
+      clearInterval(foldTimer);
       embedding.abort();
       await running;
       await sweeping.current();
       await embedPass.current();
       await recounting.current();
+      await folding.current();
     },
   };
 }

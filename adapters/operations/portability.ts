@@ -3,10 +3,10 @@ import { Type } from "@sinclair/typebox";
 import { grants } from "../../domain/access.ts";
 import { fail, ok } from "../../domain/errors.ts";
 import * as portability from "../../application/portability.ts";
-import { campaignVault, safeName, type VaultNote } from "../../application/markdown.ts";
+import { campaignVault, safeName, type VaultNote, type VaultPicture } from "../../application/markdown.ts";
 import { IMAGE_FILE, importVault, type Vault, type VaultFile } from "../../application/vault.ts";
 import type { Result } from "../../domain/errors.ts";
-import { strToU8, unzipSync, zipSync } from "fflate";
+import { strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import { parse, stringify } from "yaml";
 import type { Deps } from "../../application/deps.ts";
 import { CampaignIdPath, FIRST_PARTY, Id } from "./common.ts";
@@ -43,15 +43,46 @@ const exportResponse = (deps: Deps, campaignId: string, viewerId: string | null,
     "content-disposition": `attachment; filename="campaign-${campaignId}.json"`,
   });
 
-/** The vault as a zip: each note `---\n<front matter>---\n\n<text>`, and its pictures' bytes (stored, not compressed again). */
-export function vaultZip(notes: VaultNote[], root: string, pictures: { path: string; bytes: Uint8Array }[] = []): Uint8Array {
-  const files: Record<string, Uint8Array | [Uint8Array, { level: 0 }]> = {};
-  for (const note of notes) {
-    const path = [root, note.folder, `${note.name}.md`].filter(Boolean).join("/");
-    files[path] = strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`);
+/**
+ * The vault as a zip, streamed: each note `---\n<front matter>---\n\n<text>` (deflated), then each
+ * picture read from the store as it is sent (stored as is: already compressed), so a vault with
+ * its images is never held whole — only the notes' text and one chunk at a time. A picture whose
+ * object is gone since the snapshot is left out.
+ */
+export async function* vaultZip(
+  notes: VaultNote[],
+  root: string,
+  pictures: VaultPicture[] = [],
+  read: (objectKey: string) => Promise<ReadableStream<Uint8Array> | null> = async () => null,
+): AsyncGenerator<Uint8Array> {
+  const ready: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, data) => (error ? (failure = error) : ready.push(data)));
+  function* drain() {
+    if (failure) throw failure;
+    while (ready.length) yield ready.shift()!;
   }
-  for (const picture of pictures) files[`${root}/${picture.path}`] = [picture.bytes, { level: 0 }];
-  return zipSync(files, { level: 6 });
+  for (const note of notes) {
+    const file = new ZipDeflate([root, note.folder, `${note.name}.md`].filter(Boolean).join("/"), { level: 6 });
+    zip.add(file);
+    file.push(strToU8(`---\n${stringify(note.frontMatter)}---\n\n${note.body}\n`), true);
+    yield* drain();
+  }
+  for (const picture of pictures) {
+    const stream = await read(picture.objectKey);
+    if (!stream) continue;
+    const file = new ZipPassThrough(`${root}/${picture.path}`);
+    zip.add(file);
+    const reader = stream.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      file.push(next.value);
+      yield* drain();
+    }
+    file.push(new Uint8Array(0), true);
+    yield* drain();
+  }
+  zip.end();
+  yield* drain();
 }
 
 /** Folder names a vault's notes are sorted into; a zip's single top folder is its root unless it is one of these. */
@@ -130,7 +161,7 @@ export const MarkdownExportQuery = Type.Object({
   include_images: Type.Optional(
     Type.Boolean({
       description:
-        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (the zip is built in memory: it then holds the images too). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
+        "true: each record's managed image is written into the vault as Images/<note name>.<ext> and named in the note's front matter as image: \"[[Images/…]]\" (streamed: read from the store one at a time). Default false: front matter image is the image's URL (an import on this service copies the images it still holds)",
     }),
   ),
 });
@@ -164,13 +195,8 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
       if (!mine && !grants(access.level, "manage")) return fail("forbidden", "Exporting the whole campaign needs owner or game-master (admin) access; use scope=mine for what you may read");
       const root = safeName(access.campaign.title);
       const { notes, pictures } = await campaignVault(deps, access.campaign.id, mine ? caller.userId : null, { includeImages: query.include_images === true });
-      // Read after the snapshot, as the JSON export does: an image deleted since is left out.
-      const files: { path: string; bytes: Uint8Array }[] = [];
-      for (const picture of pictures) {
-        const stream = await deps.images.store.read(picture.objectKey);
-        if (stream) files.push({ path: picture.path, bytes: new Uint8Array(await new Response(stream).arrayBuffer()) });
-      }
-      const zip = vaultZip(notes, root, files);
+      // Pictures are read after the snapshot, as the JSON export does: an image deleted since is left out.
+      const zip = vaultZip(notes, root, pictures, (key) => deps.images.store.read(key));
       return ok(new RawResponse("application/zip", zip, { "content-disposition": `attachment; filename="campaign-${access.campaign.id}.zip"` }));
     },
   }),
@@ -191,7 +217,7 @@ export const portabilityOperations = defineOperations({ publishedAt: 190 }, [
   defineOperation({
     id: "internalImportCampaign",
     summary: "Import a campaign",
-    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner). Managed images become the new campaign's own: stored from the document's inline images (include_images=true), else copied from this service's store while the source still holds them; an image found nowhere is dropped and cleared from its records, so the new campaign never shows a URL of the old one.`,
+    description: `${FIRST_PARTY} Creates a new campaign owned by owner_id from an export document (the request body): new ids, every reference remapped, validated whole before anything is written (the first bad record is named), all or nothing. Members and journal authors who have no account here are left out (authors become the owner). Journal entries' token_count is counted again with the service's tokenizer (o200k_base), whatever the file says: an entry over 50,000 tokens, or entries over 1,000,000 together, refuse the file (422 naming the entry). Managed images become the new campaign's own: stored from the document's inline images (include_images=true), else copied from this service's store while the source still holds them; an image found nowhere is dropped and cleared from its records, so the new campaign never shows a URL of the old one.`,
     tag: "First party",
     access: { auth: "first_party" },
     internal: true,

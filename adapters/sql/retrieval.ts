@@ -94,6 +94,17 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       const [count] = await db.query(`select count(*)::int as n from ask_passages ${scope}`, params);
       return Number(count!.n);
     },
+    async foldCounts(threshold, limit) {
+      // Read along ask_counts_lookup (campaign_id, term): one pass over the table, no sort.
+      const due = await db.query(
+        `select campaign_id from ask_counts group by campaign_id having count(*) - count(distinct term) > $1
+         order by count(*) - count(distinct term) desc, campaign_id limit $2`,
+        [threshold, limit],
+      );
+      const folded = due.map((row) => str(row.campaign_id));
+      for (const campaignId of folded) await db.query(`select ask_counts_compact($1)`, [campaignId]);
+      return folded;
+    },
   };
 }
 

@@ -7,6 +7,12 @@ export interface AskIndexRepository {
   indexTranscript(sessionId: string): Promise<number>;
   /** Rebuilds the whole index of one campaign (or of every campaign); returns the passages written. */
   reindex(campaignId: string | null): Promise<number>;
+  /**
+   * Folds the running counts of the campaigns (at most `limit`, most split first) whose counts have
+   * more than `threshold` rows beyond one a word; each campaign in a statement of its own, safe beside
+   * concurrent writes. Returns the campaigns folded.
+   */
+  foldCounts(threshold: number, limit: number): Promise<string[]>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

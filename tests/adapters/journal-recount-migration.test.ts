@@ -1,30 +1,12 @@
 // Migration 0019 on a database written before it: journal entries counted as characters / 4 are
 // queued, and the worker's batches recount them (entries and chunks) with o200k_base.
 import { expect, test } from "bun:test";
-import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { o200kTokenCounter } from "../../adapters/ai/tokenizer.ts";
 import { recountJournalTokens } from "../../application/journals.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { scratchDatabase } from "../support/postgres.ts";
-
-async function openEmpty(name: string): Promise<{ db: SqlDatabase; close(): Promise<void> }> {
-  if (name === "pglite") {
-    const db = await openPglite(null);
-    return { db, close: () => db.close() };
-  }
-  const scratch = await scratchDatabase("recount");
-  const db = openPostgres(scratch.url, { maxConnections: 2 });
-  return {
-    db,
-    close: async () => {
-      await db.close();
-      await scratch.drop();
-    },
-  };
-}
 
 // o200k_base: "a" then " a" 99 times is 100 tokens (199 characters: 50 by characters / 4);
 // "hello world" is 2 ("hello", " world"; 11 characters: 3).
@@ -32,7 +14,7 @@ const HUNDRED = "a" + " a".repeat(99);
 
 await forEachBackend("migration 0019 (journal token recount)", (backend) => {
   test("old counts are recounted in batches, chunks too; an entry edited meanwhile keeps its new count; the campaign total follows", async () => {
-    const { db, close } = await openEmpty(backend.name);
+    const { db, close } = await backend.openUnmigrated();
     try {
       const all = loadMigrations();
       await applyMigrations(db, all.filter((m) => m.version < "0019"));

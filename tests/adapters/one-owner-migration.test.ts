@@ -1,31 +1,12 @@
 // Migration 0005 on a database written before it: the owner rows are repaired, then enforced.
 import { describe, expect, test } from "bun:test";
-import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { scratchDatabase } from "../support/postgres.ts";
-
-
-async function openEmpty(name: string): Promise<{ db: SqlDatabase; close(): Promise<void> }> {
-  if (name === "pglite") {
-    const db = await openPglite(null);
-    return { db, close: () => db.close() };
-  }
-  const scratch = await scratchDatabase("owners");
-  const db = openPostgres(scratch.url, { maxConnections: 2 });
-  return {
-    db,
-    close: async () => {
-      await db.close();
-      await scratch.drop();
-    },
-  };
-}
 
 await forEachBackend("migration 0005", (backend) => {
   test("former owners become admins, every owner's membership carries owner, a second owner row is refused", async () => {
-    const { db, close } = await openEmpty(backend.name);
+    const { db, close } = await backend.openUnmigrated();
     try {
       const all = loadMigrations();
       await applyMigrations(db, all.filter((m) => m.version < "0005"));

@@ -3,6 +3,7 @@
 // asking hold inside the query; transcript windows carry their span; the backfill rebuilds.
 import { expect, test } from "bun:test";
 import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
+import { startWorker } from "../../infra/worker.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
@@ -188,6 +189,45 @@ await forEachBackend("Ask retrieval", (backend) => {
     const [rows] = await service.db.query(`select count(*)::int as n, count(distinct term)::int as terms from ask_counts where campaign_id = $1`, [campaignId]);
     expect(rows!.n).toBe(rows!.terms);
     expect((await recount()).kept).toEqual(actual);
+  });
+
+  test("the worker folds count rows past the threshold while writes go on: one row a word, the same sums", async () => {
+    const other = (await post("/v1/campaigns", { title: "Fold" })).id;
+    const counts = async (term: string) =>
+      (await service.db.query(`select count(*)::int as rows, coalesce(sum(n), 0)::int as n from ask_counts where campaign_id = $1 and term = $2`, [other, term]))[0];
+    const extraRows = async () =>
+      Number((await service.db.query(`select count(*) - count(distinct term) as extra from ask_counts where campaign_id = $1`, [other]))[0]!.extra);
+    const locations: string[] = [];
+    for (const [name, description] of [["Emon", "The capital city, crowded and loud."], ["Whitestone", "A city of white stone."], ["Stilben", "A port of smugglers."]])
+      locations.push((await post("/v1/locations", { campaign_id: other, name, description })).id);
+    expect((await call("PATCH", `/v1/locations/${locations[2]}`, users.gm.key, { description: "A port city of smugglers." })).status).toBe(200);
+    // Three passages (one rewritten); "city" (stem citi) in all three, in a delta row each.
+    expect(await counts("")).toEqual({ rows: 5, n: 3 });
+    expect(await counts("citi")).toEqual({ rows: 3, n: 3 });
+    // The threshold is "more than": a campaign exactly at it is left alone.
+    const extra = await extraRows();
+    expect(extra).toBeGreaterThan(4);
+    expect(await service.deps.records.askIndex.foldCounts(extra, 1000)).not.toContain(other);
+    expect(await extraRows()).toBe(extra);
+
+    const worker = startWorker(service.deps, { foldMs: 5, foldThreshold: 0, pollMs: 60_000, imageSweepMs: 60_000, recountMs: 60_000 });
+    try {
+      // Six writers at once while the worker folds every 5 ms.
+      await Promise.all([1, 2, 3, 4, 5, 6].map((i) => post("/v1/locations", { campaign_id: other, name: `Hamlet ${i}`, description: `A small city, the ${i}th on the road.` })));
+      for (let waited = 0; (await extraRows()) > 0 && waited < 10_000; waited += 20) await Bun.sleep(20);
+    } finally {
+      await worker.stop();
+    }
+    expect(await extraRows()).toBe(0);
+    expect(await counts("")).toEqual({ rows: 1, n: 9 });
+    expect(await counts("citi")).toEqual({ rows: 1, n: 9 });
+    expect(await counts("hamlet")).toEqual({ rows: 1, n: 6 });
+    const kept = await service.db.query(`select term, n::int as n, len::int as len from ask_counts where campaign_id = $1 order by term`, [other]);
+    const actual = [
+      ...(await service.db.query(`select '' as term, count(*)::int as n, sum(len)::int as len from ask_passages where campaign_id = $1`, [other])),
+      ...(await service.db.query(`select term, count(*)::int as n, 0 as len from ask_terms where campaign_id = $1 group by term order by term`, [other])),
+    ];
+    expect(kept).toEqual(actual);
   });
 
   test("two-stage scoring (common words looked up for the rare words' candidates) ranks as reading every posting", async () => {

@@ -67,7 +67,7 @@ describe("rate limits on one instance", () => {
 });
 
 const postgresReason = await postgresUnavailableReason();
-if (postgresReason) announceSkip("rate limits shared by instances", { name: "postgres", skipReason: postgresReason, open: null!, startServer: null! });
+if (postgresReason) announceSkip("rate limits shared by instances", { name: "postgres", skipReason: postgresReason });
 
 describe.skipIf(Boolean(postgresReason))("rate limits shared by two instances on one PostgreSQL database", () => {
   let scratch: ScratchDatabase;

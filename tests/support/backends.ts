@@ -1,6 +1,6 @@
 // The record backends a suite runs against. A backend that cannot run is announced, never silently dropped.
 import { afterAll, beforeAll, describe } from "bun:test";
-import { openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
+import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { openMigratedMemoryPglite } from "../../infra/container.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
 import { client, newUser, type Client } from "./client.ts";
@@ -12,12 +12,27 @@ export interface Backend {
   skipReason: string | null;
   /** A migrated, empty database of this backend. */
   open(): Promise<{ db: SqlDatabase; close(): Promise<void> }>;
+  /** An empty database of this backend with no migration applied: for a migration's test on data written before it. */
+  openUnmigrated(): Promise<{ db: SqlDatabase; close(): Promise<void> }>;
   /** A server process on a fresh database of this backend (with extra environment); stopping it drops that database. */
   startServer(env?: Record<string, string>): Promise<TestServer>;
 }
 
+/** A scratch PostgreSQL database (copied from the migrated template when `migrated`), dropped on close. */
+async function openScratch(name: string, migrated: boolean): Promise<{ db: SqlDatabase; close(): Promise<void> }> {
+  const scratch = await scratchDatabase(name, { migrated });
+  const db = openPostgres(scratch.url, { maxConnections: 4 });
+  return {
+    db,
+    close: async () => {
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}
+
 const announced = new Set<string>();
-export function announceSkip(suite: string, backend: Backend) {
+export function announceSkip(suite: string, backend: Pick<Backend, "name" | "skipReason">) {
   const line = `SKIPPED BACKEND: ${suite} on ${backend.name}: ${backend.skipReason}`;
   if (announced.has(line)) return;
   announced.add(line);
@@ -35,23 +50,17 @@ export async function recordBackends(): Promise<Backend[]> {
         const db = await openMigratedMemoryPglite();
         return { db, close: () => db.close() };
       },
+      async openUnmigrated() {
+        const db = await openPglite(null);
+        return { db, close: () => db.close() };
+      },
       startServer: (env = {}) => startServer(env),
     },
     {
       name: "postgres",
       skipReason: postgresReason,
-      async open() {
-        // Copied from a migrated template (tests/support/postgres.ts), so nothing is left to apply.
-        const scratch = await scratchDatabase("contract", { migrated: true });
-        const db = openPostgres(scratch.url, { maxConnections: 4 });
-        return {
-          db,
-          close: async () => {
-            await db.close();
-            await scratch.drop();
-          },
-        };
-      },
+      open: () => openScratch("contract", true),
+      openUnmigrated: () => openScratch("unmigrated", false),
       async startServer(env = {}) {
         const scratch = await scratchDatabase("server", { migrated: true });
         const server = await startServer({ ...env, DATABASE_URL: scratch.url }).catch(async (error) => {
