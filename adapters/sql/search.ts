@@ -152,9 +152,7 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
       // on titles only when that finds nothing. Snippets are cut here: ts_headline cost as much as
       // the rest of the query. Documents with a visibility facet (journal entries) show only to those
-      // the journal rule lets see them.
-      const visible = `(not (d.facets ? 'visibility') or (d.facets->'visibility'->>'is_public')::boolean
-                    or d.facets->'visibility'->>'author_id' = $5 or d.facets->'visibility'->'shared_with' ? $5)`;
+      // the journal rule lets see them (search_visible, migration 0015).
       const ranked = (source: string, rank: string) =>
         `select doc_type, doc_id, title, score, body
          from (
@@ -182,7 +180,8 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       if (!rows.length)
         rows = await db.query(
           ranked(
-            `(select * from search_documents d where d.campaign_id = $1 and d.doc_type = any (string_to_array($3, ',')) and ${visible} and (d.title ilike $6 or $2 <% d.title)) d`,
+            // search_similar (migration 0021): the title trigram index on PGlite too, never a table scan.
+            `search_similar($1, $3, $2, $6, $5) d`,
             `(d.title ilike $6)::int + word_similarity($2, d.title)`,
           ),
           [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query)],

@@ -301,6 +301,26 @@ await forEachBackend("record store contract", (backend) => {
     expect((await store.search.search("other-campaign", "potion", ["items"], 10, alice)).size).toBe(0);
   });
 
+  test("search fallback (no full-text hit): substring before similar, journal rule, campaign and types kept", async () => {
+    const campaign = campaignOf(alice, "Fallback");
+    await store.campaigns.insert(campaign);
+    const doc = (doc_type: string, doc_id: string, title: string, visibility?: { author_id: string; is_public: boolean; shared_with: string[] }) =>
+      store.search.upsert({ campaign_id: campaign.id, doc_type, doc_id, title, body: "", ...(visibility ? { visibility } : {}) }, at());
+    await doc("locations", "sub", "Underkraghammerhold");
+    await doc("locations", "sim", "Kraghammer");
+    await doc("items", "other-type", "Kraghammer");
+    await doc("journals", "hidden", "Kraghammer notes", { author_id: bob, is_public: false, shared_with: [] });
+    await doc("journals", "shared", "Kraghammer diary", { author_id: bob, is_public: false, shared_with: [alice] });
+    // "raghammerh" is no word of any title (full text finds nothing): the substring hit scores 1 + similarity.
+    const hits = await store.search.search(campaign.id, "raghammerh", ["locations", "journals"], 10, alice);
+    expect(hits.get("locations")?.map((h) => h.doc_id)).toEqual(["sub", "sim"]);
+    expect(hits.get("locations")?.[0]?.score).toBeGreaterThan(1);
+    expect(hits.get("journals")?.map((h) => h.doc_id)).toEqual(["shared"]);
+    expect(hits.get("items")).toBeUndefined();
+    expect((await store.search.search(campaign.id, "raghammerh", ["journals"], 10, bob)).get("journals")?.map((h) => h.doc_id).sort()).toEqual(["hidden", "shared"]);
+    expect((await store.search.search("other-campaign", "raghammerh", ["locations"], 10, alice)).size).toBe(0);
+  });
+
   test("tasks: each ready task is claimed by exactly one worker, then finished", async () => {
     const ids = [uuidV7.next(), uuidV7.next(), uuidV7.next()];
     for (const [i, id] of ids.entries()) await store.tasks.insert({ id, campaign_id: null, kind: "link_maintenance", payload: { operation: "add", campaign_id: `c${i}`, target_id: `t${i}` }, created_by: null, created_at: at(100 + i) });
