@@ -20,16 +20,11 @@ export type BeatNode = BeatView & { children: BeatNode[]; linkedEntities: { char
 /** The read shape everywhere a beat is shown (session detail included). */
 export const beatView = (beat: Beat, withLinks: boolean): BeatView => ({ ...beat, description: stripOrKeep(beat.description, withLinks), game_session_id: beat.game_session_ids[0] ?? null });
 
-export interface BeatFields {
-  label?: string;
-  type?: BeatType;
-  description?: string | null;
-  index?: number;
-  parent_id?: string | null;
-  metadata?: Record<string, unknown> | null;
+/** What a client may set on a beat: the record's own fields, and its sessions as one id or a list. */
+export type BeatFields = Partial<Pick<Beat, "label" | "type" | "description" | "index" | "parent_id" | "metadata">> & {
   game_session_id?: string | null;
   game_session_ids?: string[] | null;
-}
+};
 
 /**
  * The sessions a write asks for: `game_session_ids` is the list (duplicates dropped, order kept)

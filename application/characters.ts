@@ -50,21 +50,14 @@ function characterView(c: Character, speaker: Speaker | null, withLinks: boolean
   };
 }
 
-export interface CharacterFields {
-  character_name?: string;
-  character_aliases?: string[];
+/** What a client may set on a character: the record's own fields, and the older spellings clients still send. */
+export type CharacterFields = Partial<
+  Pick<Character, "character_name" | "character_aliases" | "player_name" | "player_handle" | "speaker_id" | "description" | "backstory" | "type" | "image" | "tcg_image">
+> & {
   characterAliases?: string[];
   character_alias?: string | null;
-  player_name?: string | null;
-  player_handle?: string | null;
-  speaker_id?: string | null;
   speakerId?: string | null;
-  description?: string | null;
-  backstory?: string | null;
-  type?: CharacterType;
-  image?: string | null;
-  tcg_image?: string | null;
-}
+};
 
 const nameMissing = (input: unknown) => ({ ok: false as const, error: invalidField(["body", "character_name"], "Character name cannot be empty", input, "string_too_short") });
 

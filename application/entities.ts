@@ -33,15 +33,8 @@ const entityView = (e: Entity, withLinks: boolean): EntityView => {
   return view;
 };
 
-export interface EntityFields {
-  name?: string;
-  aliases?: string[];
-  description?: string | null;
-  type?: string | null;
-  image?: string | null;
-  tcg_image?: string | null;
-  parent_id?: string | null;
-}
+/** What a client may set on an entity: the record's own fields, typed from it. */
+export type EntityFields = Partial<Pick<Entity, "name" | "aliases" | "description" | "type" | "image" | "tcg_image" | "parent_id">>;
 
 async function checkParent(repos: Repositories, entity: Entity): Promise<Result<true>> {
   if (!entity.parent_id) return ok(true);

@@ -11,7 +11,6 @@ import {
   type JournalEntry,
   type JournalFolder,
   type JournalShare,
-  type JournalStatus,
   type PermissionLevel,
 } from "../domain/journals.ts";
 import { toPage, type Page, type PageRequest } from "../domain/pagination.ts";
@@ -26,26 +25,15 @@ import { syncWikilinks } from "./links.ts";
 
 const ENTRY_NOT_FOUND = "Journal entry not found";
 
-export interface JournalFields {
-  title?: string;
-  summary?: string | null;
-  content?: string | null;
-  content_rich?: unknown;
-  content_metadata?: unknown;
-  tags?: string[];
-  cover_image?: string | null;
-  is_pinned?: boolean;
-  is_public?: boolean;
-  status?: JournalStatus;
-  published_at?: string | null;
-  archived_at?: string | null;
-  folder_id?: string | null;
-}
+/** What a client may set on a journal entry: the record's own fields (content may be sent as null), typed from it. */
+export type JournalFields = Partial<
+  Pick<JournalEntry, "title" | "summary" | "content_rich" | "content_metadata" | "tags" | "cover_image" | "is_pinned" | "is_public" | "status" | "published_at" | "archived_at" | "folder_id">
+> & { content?: string | null };
 
-export interface JournalUpdate extends JournalFields {
+export type JournalUpdate = JournalFields & {
   author_id?: string;
   permissions?: { add?: { user_id: string; level: PermissionLevel }[]; remove?: { user_id: string }[] };
-}
+};
 
 export type JournalDetail = JournalEntry & { permission_level: PermissionLevel };
 export type JournalListItem = Omit<JournalEntry, "content" | "content_rich" | "content_metadata">;
@@ -267,14 +255,8 @@ export async function deleteJournal(deps: Deps, caller: Caller, access: Campaign
 
 // Folders ------------------------------------------------------------------------------------------
 
-export interface FolderFields {
-  name?: string;
-  path?: string;
-  parent_id?: string | null;
-  description?: string | null;
-  position?: number;
-  metadata?: unknown;
-}
+/** What a client may set on a journal folder, typed from the record. */
+export type FolderFields = Partial<Pick<JournalFolder, "name" | "path" | "parent_id" | "description" | "position" | "metadata">>;
 
 async function checkFolderFields(repos: Repositories, folder: JournalFolder): Promise<Result<true>> {
   if (!folder.path) return fail("bad_request", "Folder path cannot be empty");

@@ -14,19 +14,13 @@ import { createWith, deleteWith, updateWith, type Applied, type Writes } from ".
 const NOT_FOUND = "Moment not found";
 const PRESENTATION = ["style", "customTheme", "variant"] as const;
 
-export interface MomentFields {
+/** What a client may set on a moment: the record's own fields (a label is text when sent), and presentation kept in metadata. */
+export type MomentFields = Partial<Pick<Moment, "content" | "image" | "index" | "categories" | "kind" | "metadata" | "session_id">> & {
   label?: string;
-  content?: string | null;
-  image?: string | null;
-  index?: number | null;
-  categories?: string[];
-  kind?: string;
-  metadata?: Record<string, unknown> | null;
-  session_id?: string | null;
   style?: string;
   customTheme?: Record<string, unknown> | null;
   variant?: string;
-}
+};
 
 export type MomentCard = Pick<Moment, "id" | "label" | "image" | "session_id" | "created_at" | "categories">;
 const card = (m: Moment): MomentCard => ({ id: m.id, label: m.label, image: m.image, session_id: m.session_id, created_at: m.created_at, categories: m.categories });
