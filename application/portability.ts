@@ -6,7 +6,9 @@ import { IMAGE_FORMATS } from "../domain/images.ts";
 import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT } from "../domain/journals.ts";
 import type { BlobStore } from "../ports/blobs.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
-import type { ImportSection, PortableRow } from "../ports/records.ts";
+import type { ImportedJournalChunk, ImportSection, PortableRow } from "../ports/records.ts";
+import { chunkText } from "../domain/richtext.ts";
+import { stripWikilinks } from "../domain/wikilinks.ts";
 import type { Deps } from "./deps.ts";
 import { nowIso } from "./deps.ts";
 
@@ -325,10 +327,15 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
     if (members) members.rows.push(row);
     else ready.splice(1, 0, { section: "members", rows: [row] });
   }
+  // Journal chunks are derived (not in the file): cut and counted as a save cuts and counts them.
+  const journalChunks: ImportedJournalChunk[] = [];
+  for (const row of ready.find((s) => s.section === "journal_entries")?.rows ?? [])
+    for (const [position, chunk] of chunkText(stripWikilinks(typeof row.content === "string" ? row.content : "")).entries())
+      journalChunks.push({ entry_id: String(row.id), campaign_id: newCampaignId, position, text: chunk, token_count: await deps.ask.tokens.count(chunk) });
   // Bytes first: a row never names a missing object. A failed write takes them back.
   for (const blob of blobs) await store.put(blob.key, blob.bytes, blob.contentType);
   try {
-    await deps.records.portable.write(ready);
+    await deps.records.portable.write(ready, journalChunks);
   } catch (error) {
     for (const blob of blobs) await store.delete(blob.key).catch(() => undefined);
     const code = (error as { code?: string }).code ?? "";

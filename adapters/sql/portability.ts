@@ -1,7 +1,7 @@
 // Whole-campaign export and import on SQL: every table of a campaign as JSON rows (to_jsonb), read
 // through server-side cursors inside one repeatable-read snapshot, and written back with
 // jsonb_populate_recordset in one transaction.
-import type { ExportOptions, ImportProblem, ImportSection, PortabilityStore, PortableBatch, PortableRow } from "../../ports/records/portability.ts";
+import type { ExportOptions, ImportedJournalChunk, ImportProblem, ImportSection, PortabilityStore, PortableBatch, PortableRow } from "../../ports/records/portability.ts";
 import type { SqlDatabase, SqlExecutor } from "./database.ts";
 import { indexTranscripts } from "./retrieval.ts";
 
@@ -238,7 +238,7 @@ export function portability(db: SqlDatabase): PortabilityStore {
       }
       return null;
     },
-    async write(sections: ImportSection[]): Promise<void> {
+    async write(sections: ImportSection[], journalChunks: ImportedJournalChunk[] = []): Promise<void> {
       await db.transaction(
         async (tx) => {
           const later: { table: string; column: string; rows: { id: unknown; value: unknown }[] }[] = [];
@@ -261,6 +261,14 @@ export function portability(db: SqlDatabase): PortabilityStore {
                 `update ${table} t set ${column} = v.value from jsonb_to_recordset($1::text::jsonb) as v(id text, value text) where t.id = v.id`,
                 [JSON.stringify(rows.slice(start, start + BATCH))],
               );
+          // Journal chunks (Ask's journal passages come from them, by trigger) after their entries.
+          for (let start = 0; start < journalChunks.length; start += BATCH)
+            await tx.query(
+              `insert into journal_chunks (entry_id, campaign_id, position, text, token_count)
+               select entry_id, campaign_id, position, text, token_count
+               from jsonb_to_recordset($1::text::jsonb) as c(entry_id text, campaign_id text, position int, text text, token_count int)`,
+              [JSON.stringify(journalChunks.slice(start, start + BATCH))],
+            );
           // Ask's transcript windows are written by the transcript import, not by a trigger: built here
           // for every imported transcript, in the same transaction, so Ask quotes an imported session.
           await indexTranscripts(tx, sections.filter((s) => s.section === "transcripts").flatMap((s) => s.rows.map((row) => String(row.session_id))));

@@ -35,8 +35,20 @@ export interface PortabilityStore {
   read(campaignId: string, options: ExportOptions): AsyncIterable<PortableBatch>;
   /** The first row that would not fit its table (unknown section, missing or mistyped column), or null. */
   check(sections: ImportSection[]): Promise<ImportProblem | null>;
-  /** Writes the (already remapped and checked) rows in one transaction: all or nothing. */
-  write(sections: ImportSection[]): Promise<void>;
+  /**
+   * Writes the (already remapped and checked) rows in one transaction: all or nothing. Journal
+   * entries' chunks are not in the file (they are derived): the caller makes them, written after the entries.
+   */
+  write(sections: ImportSection[], journalChunks?: ImportedJournalChunk[]): Promise<void>;
   /** Which of these users exist. */
   existingUsers(ids: string[]): Promise<Set<string>>;
+}
+
+/** A chunk of an imported journal entry (its text, as a save would have cut and counted it). */
+export interface ImportedJournalChunk {
+  entry_id: string;
+  campaign_id: string;
+  position: number;
+  text: string;
+  token_count: number;
 }

@@ -6,7 +6,9 @@ import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { o200kTokenCounter } from "../../adapters/ai/tokenizer.ts";
 import { recountJournalTokens } from "../../application/journals.ts";
 import { loadMigrations } from "../../infra/container.ts";
+import { startWorker } from "../../infra/worker.ts";
 import { forEachBackend } from "../support/backends.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
 // o200k_base: "a" then " a" 99 times is 100 tokens (199 characters: 50 by characters / 4);
 // "hello world" is 2 ("hello", " world"; 11 characters: 3).
@@ -57,5 +59,32 @@ await forEachBackend("migration 0019 (journal token recount)", (backend) => {
     } finally {
       await close();
     }
+  }, 60_000);
+});
+
+await forEachBackend("journal token recount by the worker", (backend) => {
+  let service: InProcessService;
+  inProcessOn(backend, (made) => {
+    service = made;
+  });
+
+  test("the background worker empties the queue without being asked; a save is never queued, and the journal limits see the new counts", async () => {
+    const gm = await service.newUser("Matt", `matt-recount-${backend.name}@example.test`);
+    const campaign = await service.must("POST", "/v1/campaigns", gm.key, { title: "Vox Machina" });
+    const entry = await service.must("POST", "/v1/journals", gm.key, { campaign_id: campaign.id, title: "Old notes", content: HUNDRED });
+    expect((await service.db.query(`select entry_id from journal_token_recounts where entry_id = $1`, [entry.id])).length).toBe(0);
+    // As if saved before o200k_base: characters / 4, and queued as migration 0019 queues it.
+    await service.db.query(`update journal_entries set token_count = 50 where id = $1`, [entry.id]);
+    await service.db.query(`insert into journal_token_recounts (entry_id) values ($1)`, [entry.id]);
+    expect((await service.must("GET", `/v1/journals/${entry.id}`, gm.key)).token_count).toBe(50);
+    const worker = startWorker(service.deps, { recountMs: 20, pollMs: 60_000, imageSweepMs: 60_000 });
+    try {
+      for (let i = 0; i < 300 && (await service.db.query(`select 1 from journal_token_recounts`)).length > 0; i++) await Bun.sleep(20);
+    } finally {
+      await worker.stop();
+    }
+    expect((await service.db.query(`select 1 from journal_token_recounts`)).length).toBe(0);
+    expect((await service.must("GET", `/v1/journals/${entry.id}`, gm.key)).token_count).toBe(100);
+    expect(await service.deps.records.journals.campaignTokens(campaign.id, null)).toBe(100);
   }, 60_000);
 });

@@ -246,6 +246,11 @@ await forEachBackend("campaign export and import", (backend) => {
       expect(reply.status).toBe(201);
       const imported = JSON.parse((await exportOf("importer", reply.body.id)).text);
       expect(imported.records.journal_entries.map((e: any) => [e.title, e.token_count]).sort()).toEqual([["GM secret", 2], ["Player diary", 2]]);
+      // Their chunks (not in the file) are made as a save makes them, so Ask's journal passages exist.
+      const chunks = await service.db.query(`select text, token_count from journal_chunks where campaign_id = $1 order by entry_id`, [reply.body.id]);
+      expect(chunks.map((c: any) => [c.text, Number(c.token_count)])).toEqual([["hello world", 2], ["hello world", 2]]);
+      const passages = await service.db.query(`select count(*)::int as n from ask_passages where campaign_id = $1 and kind = 'journal'`, [reply.body.id]);
+      expect(Number(passages[0]!.n)).toBe(2);
     }, 120_000);
 
     test("a player's export holds what they may read; the whole export needs manage access", async () => {
