@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { authenticate } from "../../application/auth.ts";
 import type { Deps } from "../../application/deps.ts";
-import type { Failure } from "../../domain/errors.ts";
+import { invalidField, type Failure } from "../../domain/errors.ts";
 import { EventStream, invoke, RawResponse, rawBodyStream, routesOf, type Credentials, type Operation, type ServiceInfo } from "../operations/operation.ts";
 import { join } from "node:path";
 import { BodyRejected, declaredTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUTS, limitedBytes, limitedText, readText, type BodyTimeouts } from "./body.ts";
@@ -155,9 +155,11 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       // Alias routes name their ids differently (world_id): map them by position. Elysia has
       // already percent-decoded the values (and left out malformed ones, which then fail validation).
       const pathInput: Record<string, string> = {};
+      let undecodable: string | undefined;
       routeNames.forEach((name, position) => {
         const value = params[name];
         if (typeof value === "string") pathInput[primaryNames[position] ?? name] = value;
+        else undecodable ??= primaryNames[position] ?? name;
       });
       // Without a body, invoke() checks the key with the caller's standing in one query, after
       // validation. With one, the key is checked first: nothing is read for an unknown caller.
@@ -167,6 +169,8 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
         if (!authenticated.ok) return failureResponse(authenticated.error);
         credentials = { caller: authenticated.value };
       }
+      // A segment Elysia could not percent-decode is there but unreadable: say so (after the key, like any validation), not "Field required".
+      if (undecodable) return failureResponse(invalidField(["path", undecodable], "Not a valid percent-encoded value", null, "url_decoding"));
       // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
       const declared = declaredTooLarge(request.headers, bodyLimit);
       if (declared) {

@@ -108,7 +108,7 @@ test("path ids are decoded once; malformed escapes are a 4xx", async () => {
   expect(malformed.status).toBe(422);
   const refusal = await malformed.json();
   expectRefusal(422, refusal);
-  expect(refusal.detail[0].loc).toEqual(["path", "campaign_id"]);
+  expect(refusal.detail).toEqual([{ type: "url_decoding", loc: ["path", "campaign_id"], msg: "Not a valid percent-encoded value", input: null }]);
 });
 
 test("the fuzzer covered every documented route that takes a body", async () => {
