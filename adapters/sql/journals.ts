@@ -38,12 +38,12 @@ export function journals(db: SqlExecutor): JournalRepository {
       const where = new Where().add(campaignId, (p) => `e.campaign_id = ${p}`).add(viewerId, (p) => VISIBLE_TO("e", p));
       if (filters.folderId) where.add(filters.folderId, (p) => `e.folder_id = ${p}`);
       const order = `e.is_pinned desc, coalesce(e.updated_at, e.created_at) desc, e.id desc`;
-      // Unfiltered, the total is the campaign's counter of public entries plus the viewer's own
-      // private ones and those shared with them: counts over the viewer's entries, not the campaign's.
+      // Unfiltered, the total is the campaign's counter of public entries plus the viewer's counter
+      // of their own private ones (migration 0024) plus a count of those shared with them.
       const count = filters.folderId
         ? undefined
         : `(${counted("$1", "journals:public")}
-            + (select count(*) from journal_entries j where j.author_id = $2 and j.campaign_id = $1 and not j.is_public)
+            + coalesce((select n from record_counts where campaign_id = $1 and kind = 'journals:private:' || $2::text), 0)
             + (select count(*) from journal_shares s join journal_entries j on j.id = s.entry_id
                where s.user_id = $2 and j.campaign_id = $1 and not j.is_public and j.author_id <> $2))`;
       const { rows, total } = await paged(db, ENTRIES.columns("e"), `from journal_entries e where ${where.sql}`, order, where.params, page, count);

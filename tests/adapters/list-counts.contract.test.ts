@@ -116,6 +116,24 @@ await forEachBackend("list totals from counters", (backend) => {
     await store.journals.replace({ ...bobs, is_public: true });
     expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(4);
     expect((await store.journals.listVisible(campaign, alice, {}, page)).rows.length).toBe(4);
+    // Each author's private entries are counted apart (migration 0024): adding, publishing and
+    // deleting entries of Alice's moves her total and, once public, everyone's; then back as before.
+    const draft = entryOf(campaign, alice, false);
+    const scrap = entryOf(campaign, alice, false);
+    await store.journals.insert(draft);
+    await store.journals.insert(scrap);
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(6);
+    expect((await store.journals.listVisible(campaign, bob, {}, page)).total).toBe(3);
+    expect(await store.journals.delete(scrap.id)).toBe(true);
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(5);
+    await store.journals.replace({ ...draft, is_public: true });
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(5);
+    expect((await store.journals.listVisible(campaign, bob, {}, page)).total).toBe(4);
+    expect((await store.journals.listVisible(campaign, newId(), {}, page)).total).toBe(3);
+    expect(await store.journals.delete(draft.id)).toBe(true);
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).total).toBe(4);
+    expect((await store.journals.listVisible(campaign, alice, {}, page)).rows.length).toBe(4);
+    expect((await store.journals.listVisible(campaign, bob, {}, page)).total).toBe(3);
 
     const link = (from_type: "Character" | "Journal", from_id: string, alias: string) => ({
       id: newId(), campaign_id: campaign, from_id, from_type, to_id: "t", to_type: "Character" as const, alias, alias_key: alias, origin: "api" as const, created_at: at(),
