@@ -170,7 +170,13 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
         credentials = { caller: authenticated.value };
       }
       // A segment Elysia could not percent-decode is there but unreadable: say so (after the key, like any validation), not "Field required".
-      if (undecodable) return failureResponse(invalidField(["path", undecodable], "Not a valid percent-encoded value", null, "url_decoding"));
+      if (undecodable) {
+        if ("key" in credentials && operation.access.auth !== "none") {
+          const authenticated = await authenticate(deps, credentials.key);
+          if (!authenticated.ok) return failureResponse(authenticated.error);
+        }
+        return failureResponse(invalidField(["path", undecodable], "Not a valid percent-encoded value", null, "url_decoding"));
+      }
       // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
       const declared = declaredTooLarge(request.headers, bodyLimit);
       if (declared) {
