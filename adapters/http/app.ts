@@ -169,24 +169,21 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
         if (!authenticated.ok) return failureResponse(authenticated.error);
         credentials = { caller: authenticated.value };
       }
-      // A segment Elysia could not percent-decode is there but unreadable: say so (after the key, like any validation), not "Field required".
-      if (undecodable) {
+      // The refusals below are answered only to a known caller: an unknown key gets its 401 first.
+      const afterKey = async (refusal: () => Response) => {
         if ("key" in credentials && operation.access.auth !== "none") {
           const authenticated = await authenticate(deps, credentials.key);
           if (!authenticated.ok) return failureResponse(authenticated.error);
         }
-        return failureResponse(invalidField(["path", undecodable], "Not a valid percent-encoded value", null, "url_decoding"));
-      }
-      // Only now, with the key checked, is the body looked at; a declared size over the limit is never read.
+        return refusal();
+      };
+      // A segment Elysia could not percent-decode is there but unreadable: say so, not "Field required".
+      const unreadable = undecodable;
+      if (unreadable) return afterKey(() => failureResponse(invalidField(["path", unreadable], "Not a valid percent-encoded value", null, "url_decoding")));
+      // Only now, with the key checked, is the body looked at; a declared size over the limit is never read
+      // (rare on a route that takes no body, where the key is checked here).
       const declared = declaredTooLarge(request.headers, bodyLimit);
-      if (declared) {
-        // Rare (a body declared on a route that takes none): the key still answers first.
-        if ("key" in credentials && operation.access.auth !== "none") {
-          const authenticated = await authenticate(deps, credentials.key);
-          if (!authenticated.ok) return failureResponse(authenticated.error);
-        }
-        return declared.response();
-      }
+      if (declared) return afterKey(() => declared.response());
       let result: Awaited<ReturnType<typeof invoke>>;
       try {
         let body: unknown = undefined;
