@@ -113,13 +113,17 @@ async function checkFolder(repos: Repositories, entry: JournalEntry): Promise<Re
   return folder && folder.campaign_id === entry.campaign_id ? ok(true) : fail("not_found", "Journal folder not found");
 }
 
+/** An entry's content cut into Ask's chunks (wikilinks as their text), each counted with the service's tokenizer. */
+export async function countedChunks(deps: { ask: Pick<Deps["ask"], "tokens"> }, content: string) {
+  const texts = chunkText(stripWikilinks(content));
+  return Promise.all(texts.map(async (text, position) => ({ position, text, token_count: await deps.ask.tokens.count(text) })));
+}
+
 /** Chunks, the search document (with who may see it) and wikilinks: all in the entry's transaction. */
 export async function afterWrite(tx: Repositories, deps: Deps, entry: JournalEntry, previous: JournalEntry | null) {
   const contentChanged = !previous || previous.content !== entry.content;
   if (contentChanged) {
-    const texts = chunkText(stripWikilinks(entry.content));
-    const chunks = await Promise.all(texts.map(async (text, position) => ({ position, text, token_count: await deps.ask.tokens.count(text) })));
-    await tx.journals.replaceChunks(entry.id, entry.campaign_id, chunks);
+    await tx.journals.replaceChunks(entry.id, entry.campaign_id, await countedChunks(deps, entry.content));
     await syncWikilinks(tx, deps, { campaignId: entry.campaign_id, type: "Journal", id: entry.id }, entry.content);
   }
   await reindex(tx, deps, entry);

@@ -7,10 +7,9 @@ import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT } from "../domain/journals.ts";
 import type { BlobStore } from "../ports/blobs.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
 import type { ImportedJournalChunk, ImportSection, PortableRow } from "../ports/records.ts";
-import { chunkText } from "../domain/richtext.ts";
-import { stripWikilinks } from "../domain/wikilinks.ts";
 import type { Deps } from "./deps.ts";
 import { nowIso } from "./deps.ts";
+import { countedChunks } from "./journals.ts";
 
 export const EXPORT_FORMAT = "campaign-memory-service/campaign-export";
 export const EXPORT_VERSION = 1;
@@ -330,8 +329,8 @@ export async function importCampaign(deps: Pick<Deps, "records" | "clock" | "ids
   // Journal chunks are derived (not in the file): cut and counted as a save cuts and counts them.
   const journalChunks: ImportedJournalChunk[] = [];
   for (const row of ready.find((s) => s.section === "journal_entries")?.rows ?? [])
-    for (const [position, chunk] of chunkText(stripWikilinks(typeof row.content === "string" ? row.content : "")).entries())
-      journalChunks.push({ entry_id: String(row.id), campaign_id: newCampaignId, position, text: chunk, token_count: await deps.ask.tokens.count(chunk) });
+    for (const chunk of await countedChunks(deps, typeof row.content === "string" ? row.content : ""))
+      journalChunks.push({ entry_id: String(row.id), campaign_id: newCampaignId, ...chunk });
   // Bytes first: a row never names a missing object. A failed write takes them back.
   for (const blob of blobs) await store.put(blob.key, blob.bytes, blob.contentType);
   try {
