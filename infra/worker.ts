@@ -49,59 +49,55 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     );
   const firstPrune = setTimeout(prune, 10_000);
   const pruning = setInterval(prune, PRUNE_EVERY_MS);
+  // Periodic passes: each never overlaps itself, logs its failure, and is stopped with the worker.
+  const passes: { timer: ReturnType<typeof setInterval>; current: () => Promise<void> | null }[] = [];
+  const every = (ms: number, failure: string, work: () => Promise<void>) => {
+    const pass = onePassAtATime(async () => {
+      if (stopped) return;
+      try {
+        await work();
+      } catch (error) {
+        deps.log.error(failure, { error: (error as Error).message });
+      }
+    });
+    passes.push({ timer: setInterval(pass.start, ms), current: pass.current });
+  };
   // Images: objects of uploads never completed, and of records or campaigns deleted since, are
-  // deleted here (any instance may; deleting twice is harmless). One sweep at a time.
-  const sweeping = onePassAtATime(async () => {
-    if (stopped) return;
-    try {
-      while (!stopped && (await sweepImages(deps)) > 0);
-    } catch (error) {
-      deps.log.error("image sweep failed", { error: (error as Error).message });
-    }
+  // deleted here (any instance may; deleting twice is harmless).
+  every(options.imageSweepMs ?? 60_000, "image sweep failed", async () => {
+    while (!stopped && (await sweepImages(deps)) > 0);
   });
-  const sweepTimer = setInterval(sweeping.start, options.imageSweepMs ?? 60_000);
   // Ask's dense vectors (an embedder is configured): passages written since the last look are
   // embedded in batches here, never in the write's transaction. A provider refusal waits for its
-  // retry hint (or a minute); one pass at a time, stopped with the worker.
+  // retry hint (or a minute).
   const embedding = new AbortController();
   let embedPausedUntil = 0;
-  const embedPass = onePassAtATime(async () => {
-    const indexPending = deps.retriever.indexPending?.bind(deps.retriever);
-    if (!indexPending || stopped || Date.now() < embedPausedUntil) return;
-    try {
-      const embedded = await indexPending(null, embedding.signal);
-      if (embedded) deps.log.debug("ask passages embedded", { passages: embedded });
-    } catch (error) {
-      if (embedding.signal.aborted) return;
-      const retryAfter = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
-      embedPausedUntil = Date.now() + (retryAfter ?? 60) * 1000;
-      deps.log.warn("ask embedding failed", { error: (error as Error).message, retryInSeconds: retryAfter ?? 60 });
-    }
-  });
-  const embedTimer = deps.retriever.indexPending ? setInterval(embedPass.start, options.embedMs ?? 2000) : null;
+  const indexPending = deps.retriever.indexPending?.bind(deps.retriever);
+  if (indexPending)
+    every(options.embedMs ?? 2000, "ask embedding failed", async () => {
+      if (Date.now() < embedPausedUntil) return;
+      try {
+        const embedded = await indexPending(null, embedding.signal);
+        if (embedded) deps.log.debug("ask passages embedded", { passages: embedded });
+      } catch (error) {
+        if (embedding.signal.aborted) return;
+        const retryAfter = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
+        embedPausedUntil = Date.now() + (retryAfter ?? 60) * 1000;
+        deps.log.warn("ask embedding failed", { error: (error as Error).message, retryInSeconds: retryAfter ?? 60 });
+      }
+    });
   // Journal entries counted before o200k_base (migration 0019's queue): recounted in batches of 20
   // until none is left; then each look is one read of an empty table.
-  const recounting = onePassAtATime(async () => {
-    try {
-      while (!stopped && (await recountJournalTokens(deps)) > 0);
-    } catch (error) {
-      deps.log.error("journal token recount failed", { error: (error as Error).message });
-    }
+  every(options.recountMs ?? 5000, "journal token recount failed", async () => {
+    while (!stopped && (await recountJournalTokens(deps)) > 0);
   });
-  const recountTimer = setInterval(recounting.start, options.recountMs ?? 5000);
   // Ask's running counts: record writes add delta rows that every question sums; folded here once a
   // campaign has enough of them (imports and the backfill fold their own). Any instance may: two
   // folds of a campaign never count a row twice.
-  const folding = onePassAtATime(async () => {
-    if (stopped) return;
-    try {
-      const folded = await foldAskCounts(deps, options.foldThreshold);
-      if (folded) deps.log.debug("ask counts folded", { campaigns: folded });
-    } catch (error) {
-      deps.log.error("ask count folding failed", { error: (error as Error).message });
-    }
+  every(options.foldMs ?? 60_000, "ask count folding failed", async () => {
+    const folded = await foldAskCounts(deps, options.foldThreshold);
+    if (folded) deps.log.debug("ask counts folded", { campaigns: folded });
   });
-  const foldTimer = setInterval(folding.start, options.foldMs ?? 60_000);
   return {
     wake,
     stop: async () => {
@@ -109,16 +105,10 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
       clearInterval(timer);
       clearTimeout(firstPrune);
       clearInterval(pruning);
-      clearInterval(sweepTimer);
-      if (embedTimer) clearInterval(embedTimer);
-      clearInterval(recountTimer);
-      clearInterval(foldTimer);
+      for (const pass of passes) clearInterval(pass.timer);
       embedding.abort();
       await running;
-      await sweeping.current();
-      await embedPass.current();
-      await recounting.current();
-      await folding.current();
+      for (const pass of passes) await pass.current();
     },
   };
 }
