@@ -7,9 +7,11 @@ import {
   campaignKeyPrefix,
   ENTITY_LABEL,
   fileNameProblem,
+  imageTooLarge,
   isImageContentType,
   mediaTypeOf,
   objectKeyFor,
+  refusedByModeration,
   type GenerationType,
   type ImageEntityType,
 } from "../domain/images.ts";
@@ -139,7 +141,7 @@ export async function completeUpload(
     return fail("conflict", "Nothing has been uploaded for this object_key yet: PUT the image bytes to upload_url first");
   }
   if (info.size > settings.maxBytes)
-    return refuse(deps, row.object_key, `The image is ${info.size.toLocaleString("en-US")} bytes; at most ${settings.maxBytes.toLocaleString("en-US")} are accepted`);
+    return refuse(deps, row.object_key, imageTooLarge(info.size, settings.maxBytes));
   const checked = await oneAtATime(async (): Promise<Result<string>> => {
     // Worked on as files (the local store's own, or a download): sharp reads the upload from disk
     // and writes the re-encoding to disk, so a 20 MB photo is never a 20 MB buffer here.
@@ -150,7 +152,7 @@ export async function completeUpload(
       const cleaned = await processor.cleanFile(copy.path, output.path, { maxBytes: settings.maxBytes, maxPixels: settings.maxPixels });
       if (!cleaned.ok) return refuse(deps, row.object_key, cleaned.problem);
       const verdict = await moderator.review(cleaned.image);
-      if (!verdict.allowed) return refuse(deps, row.object_key, `The image was refused by moderation: ${verdict.reason}`);
+      if (!verdict.allowed) return refuse(deps, row.object_key, refusedByModeration(verdict.reason));
       await store.putFile(row.object_key, cleaned.image.path, cleaned.image.contentType);
       return ok(cleaned.image.contentType);
     } finally {

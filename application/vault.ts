@@ -7,7 +7,7 @@ import { DEFAULT_LANGUAGE, type Campaign } from "../domain/campaign.ts";
 import { CHARACTER_TYPES, type Character, type CharacterType } from "../domain/characters.ts";
 import type { Entity, EntityKind } from "../domain/entities.ts";
 import { fail, ok, type Result } from "../domain/errors.ts";
-import { objectKeyFor, type ImageEntityType } from "../domain/images.ts";
+import { imageTooLarge, objectKeyFor, refusedByModeration, type ImageEntityType } from "../domain/images.ts";
 import { CAMPAIGN_TOKEN_LIMIT, ENTRY_TOKEN_LIMIT, type JournalEntry, type JournalFolder } from "../domain/journals.ts";
 import type { Moment } from "../domain/moments.ts";
 import { applyQuestPatch, emptyQuest, QUEST_CATEGORIES, QUEST_STATUSES, type Quest, type QuestCategory, type QuestStatus } from "../domain/quests.ts";
@@ -308,10 +308,10 @@ export async function importVault(deps: Deps, ownerId: string, vault: Vault): Pr
       const bytes = picked.bytes;
       let cleaned: Awaited<ReturnType<typeof processor.clean>> = bytes
         ? await oneAtATime(() => processor.clean(bytes, limits))
-        : { ok: false, problem: `The image is ${picked.size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted` };
+        : { ok: false, problem: imageTooLarge(picked.size, limits.maxBytes) };
       if (cleaned.ok) {
         const verdict = await moderator.review(cleaned.image);
-        if (!verdict.allowed) cleaned = { ok: false, problem: `The image was refused by moderation: ${verdict.reason}` };
+        if (!verdict.allowed) cleaned = { ok: false, problem: refusedByModeration(verdict.reason) };
       }
       if (!cleaned.ok) {
         await takeBack();

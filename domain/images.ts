@@ -63,3 +63,10 @@ export function billingCycle(at: Date): { start: Date; end: Date } {
 export const mediaTypeOf = (contentType: string): string => contentType.split(";")[0]!.trim().toLowerCase();
 
 export const isImageContentType = (contentType: string): boolean => /^image\/[a-z0-9][a-z0-9.+-]*$/.test(mediaTypeOf(contentType));
+
+/** Why a picture over the size limit is refused, worded the same by every path that checks it. */
+export const imageTooLarge = (size: number, maxBytes: number): string =>
+  `The image is ${size.toLocaleString("en-US")} bytes; at most ${maxBytes.toLocaleString("en-US")} are accepted`;
+
+/** Why a picture the moderator refused is refused. */
+export const refusedByModeration = (reason: string): string => `The image was refused by moderation: ${reason}`;

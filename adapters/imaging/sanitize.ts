@@ -4,7 +4,7 @@
 import { rm, stat } from "node:fs/promises";
 import sharp, { type Metadata } from "sharp";
 import type { Cleaned, CleanedImage, CleanedImageInfo, ImageLimits, ImageModerator, ImageProcessor } from "../../ports/media.ts";
-import { IMAGE_FORMATS } from "../../domain/images.ts";
+import { IMAGE_FORMATS, imageTooLarge } from "../../domain/images.ts";
 
 // Decoded pixels are not worth keeping between requests; each decode holds its memory only while it runs.
 sharp.cache(false);
@@ -65,7 +65,7 @@ export const sharpImageProcessor: ImageProcessor = {
 
 const tooManyBytes = (size: number, limits: ImageLimits): { ok: false; problem: string } => ({
   ok: false,
-  problem: `The image is ${size.toLocaleString("en-US")} bytes; at most ${limits.maxBytes.toLocaleString("en-US")} are accepted`,
+  problem: imageTooLarge(size, limits.maxBytes),
 });
 
 /** Checks `input` (bytes or a file's path) and re-encodes it into a buffer, or into the file `output`. */
