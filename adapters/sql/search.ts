@@ -163,20 +163,17 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
          where position <= $4 order by doc_type, position`;
       const tsquery = prefixQuery(query);
       let rows: Row[] = [];
-      if (tsquery) {
+      if (tsquery)
         // Two stages, so a word in a quarter of the campaign does not rank a quarter of the campaign:
-        // per type, at most CANDIDATES documents whose title matches and as many whose text does
-        // (search_candidates, migration 0015), then ts_rank over those alone. Title hits outrank body hits (weight A over B), so the best are among the
-        // candidates; below CANDIDATES hits a type's answer is exactly the full ranking.
-        const match = `(to_tsquery('simple', $6) || websearch_to_tsquery('english', $2))`;
+        // per type, at most CANDIDATES documents whose title matches and as many whose text does, then
+        // ts_rank over those alone, in one call that answers only each type's first hits
+        // (search_ranked, migration 0028). Title hits outrank body hits (weight A over B), so the best
+        // are among the candidates; below CANDIDATES hits a type's answer is exactly the full ranking.
         rows = await db.query(
-          ranked(
-            `(select distinct on (doc_type, doc_id) * from search_candidates($1, $3, to_tsquery('simple', $6), websearch_to_tsquery('english', $2), $5, ${CANDIDATES})) d`,
-            `ts_rank(d.search_vector, ${match})`,
-          ),
+          `select doc_type, doc_id, title, score, body
+           from search_ranked($1, $3, to_tsquery('simple', $6), websearch_to_tsquery('english', $2), $5, ${CANDIDATES}, $4)`,
           [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
         );
-      }
       if (!rows.length)
         rows = await db.query(
           ranked(
