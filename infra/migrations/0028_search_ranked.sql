@@ -6,13 +6,21 @@
 --   * plan_cache_mode = force_generic_plan: PL/pgSQL plans each statement once per connection, but
 --     the plan cache kept choosing custom plans (the generic one costs `unnest` of an array
 --     parameter at 10 rows), so every call planned three statements: about half of a name
---     search's backend CPU. The statements' plans do not depend on the values: campaign and type
---     are fenced off the btrees in the text-index branches, sequential scans are off, and the
---     sample and probe read (campaign, type, doc_id) in order whatever the campaign.
+--     search's backend CPU. The plans must then hold for every campaign: the text-index branches
+--     are fenced off the btrees (`|| ''`, as before), and the sample and probe compare the type in
+--     the "C" collation, which only the new index below serves. With the plain `doc_type = …` a
+--     generic plan could take the primary key (doc_type, doc_id) and filter the campaign: with
+--     statistics from a server with one campaign (campaign selectivity 1), a second, small
+--     campaign's search would walk every document of the type (tried: the 10k bench's database
+--     chose the primary key). The new index replaces search_documents_by_campaign_id (0022), which
+--     only these statements read; its leading campaign_id still serves the cascade from campaigns.
 --   * Ranking inside: search_candidates returned every candidate (up to 400 per type) with body
 --     and tsvector through a tuplestore, and the caller sorted them twice more; now only the
 --     candidates' keys and vectors are ranked and the page's rows are read by primary key.
 -- The rank is ts_rank over title prefixes or stemmed body words, as before; ties by doc_id.
+create index search_documents_by_campaign_type on search_documents (campaign_id, doc_type collate "C", doc_id);
+drop index search_documents_by_campaign_id;
+
 create function search_ranked(p_campaign text, p_types text, p_title tsquery, p_body tsquery, p_viewer text, p_n int, p_per int)
 returns table (doc_type text, doc_id text, title text, body text, score real)
 language plpgsql stable set enable_seqscan = off set plan_cache_mode = force_generic_plan as $$
@@ -28,7 +36,7 @@ begin
   from (
     select k.kind, count(x.*) as seen, count(x.*) filter (where x.search_vector @@ p_body) as hits
     from unnest(string_to_array(p_types, ',')) as k(kind)
-    cross join lateral (select s.search_vector from search_documents s where s.campaign_id = p_campaign and s.doc_type = k.kind order by s.doc_id limit 40) x
+    cross join lateral (select s.search_vector from search_documents s where s.campaign_id = p_campaign and s.doc_type collate "C" = k.kind order by s.doc_id limit 40) x
     group by k.kind
   ) s;
 
@@ -41,7 +49,7 @@ begin
       from unnest(common) as k(kind)
       cross join lateral (
         select d.doc_type, d.doc_id, d.search_vector
-        from (select * from search_documents s where s.campaign_id = p_campaign and s.doc_type = k.kind order by s.doc_id limit 4 * p_n) d
+        from (select * from search_documents s where s.campaign_id = p_campaign and s.doc_type collate "C" = k.kind order by s.doc_id limit 4 * p_n) d
         where d.search_vector @@ p_body and search_visible(d.facets, p_viewer)
         limit p_n) t
     ), asked as (
