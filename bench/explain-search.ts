@@ -1,4 +1,4 @@
-// EXPLAIN (ANALYZE, BUFFERS) of the statements behind the issue 15 search scenarios, on a kept bench
+// EXPLAIN (ANALYZE, BUFFERS) of the statements behind the issue 15 search scenarios (and the plain first pages of characters, locations and links), on a kept bench
 // database: EXPLAIN_URL=postgres://…/<kept db> EXPLAIN_CAMPAIGN=<id> bun bench/explain-search.ts [name] [place]
 // Each statement runs twice; the second (warm) plan is printed. Nothing is written.
 import { openPostgres, type Row, type SqlExecutor } from "../adapters/sql/database.ts";
@@ -25,6 +25,11 @@ const first = name.split(" ")[0]!;
 const last = name.split(" ").at(-1)!;
 const misspelled = name.replace(/[aeiou](?=[^aeiou]*$)/, "");
 const store = (label: string) => sqlRecordStore(explaining(label) as never);
+// The plain first pages the API-seeded run measures (characters as the bench's viewer sees them, the owner).
+await store("list characters, first page").characters.list(campaign, { approvedOnly: true }, page);
+await store("list locations, first page").entities.list(campaign, "location", {}, page);
+const [owner] = await db.query(`select owner_id from campaigns where id = $1`, [campaign]);
+await store("list links, first page").links.list(campaign, {}, page, String(owner?.owner_id));
 await store("list characters, exact name").characters.list(campaign, { approvedOnly: true, search: name }, page);
 await store("list characters, prefix").characters.list(campaign, { approvedOnly: true, search: first.slice(0, 4) }, page);
 await store("list characters, substring").characters.list(campaign, { approvedOnly: true, search: last.slice(1, 6).toLowerCase() }, page);

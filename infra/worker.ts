@@ -16,7 +16,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number; foldMs?: number; foldThreshold?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number; foldMs?: number; foldThreshold?: number; statisticsMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -97,6 +97,12 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
   every(options.foldMs ?? 60_000, "ask count folding failed", async () => {
     const folded = await foldAskCounts(deps, options.foldThreshold);
     if (folded) deps.log.debug("ask counts folded", { campaigns: folded });
+  });
+  // The planner's statistics of tables that grew by a fifth (adapters/sql/statistics.ts): a campaign
+  // imported record by record is planned with them minutes later, autovacuum or not (PGlite has none).
+  every(options.statisticsMs ?? 30_000, "planner statistics failed", async () => {
+    const tables = await deps.records.statistics.refresh();
+    if (tables.length) deps.log.info("planner statistics gathered", { tables });
   });
   return {
     wake,

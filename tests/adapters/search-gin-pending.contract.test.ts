@@ -1,0 +1,77 @@
+// Issue 15 (migration 0027): records created one by one and searched before any VACUUM must not make
+// each text-index lookup scan a long GIN pending list. With the default 4 MB list, 1,000 characters
+// left every lookup of characters_fts reading its whole list; with 64 kB it reads a few pages.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import type { Character } from "../../domain/characters.ts";
+import type { RecordStore } from "../../ports/records.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { at, campaignRecord, newId } from "../support/records.ts";
+
+type PlanNode = { "Node Type": string; "Index Name"?: string; "Shared Hit Blocks": number; "Shared Read Blocks": number; Plans?: PlanNode[] };
+const SYLLABLES = ["ka", "ra", "vex", "thor", "dun", "mir", "el", "zan", "gor", "lia", "bran", "sy", "las", "tor", "ven", "qua", "dra", "ix", "om", "bel"];
+const nameOf = (i: number) => `${SYLLABLES[i % 20]}${SYLLABLES[(i * 7) % 20]}${SYLLABLES[(i * 13) % 19]} ${SYLLABLES[(i * 3) % 17]}${SYLLABLES[(i * 11) % 20]}${i}`;
+
+await forEachBackend("search GIN pending lists stay short", (backend) => {
+  let db: SqlDatabase;
+  let store: RecordStore;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    store = sqlRecordStore(db);
+  });
+  afterAll(async () => close?.());
+
+  test("every search GIN index is set to a 64 kB pending list", async () => {
+    const rows = await db.query(
+      `select c.relname, array_to_string(c.reloptions, ',') as options from pg_class c join pg_am a on a.oid = c.relam
+       where a.amname = 'gin' and c.relname in ('characters_fts', 'characters_trgm', 'entities_fts', 'entities_trgm', 'quests_trgm',
+         'search_documents_fts', 'search_documents_title_fts', 'search_documents_title_trgm', 'ask_passages_fts', 'ask_passages_title_trgm')
+       order by c.relname`,
+    );
+    expect(rows.map((r) => `${r.relname}: ${r.options}`)).toEqual([
+      "ask_passages_fts: gin_pending_list_limit=64",
+      "ask_passages_title_trgm: gin_pending_list_limit=64",
+      "characters_fts: gin_pending_list_limit=64",
+      "characters_trgm: gin_pending_list_limit=64",
+      "entities_fts: gin_pending_list_limit=64",
+      "entities_trgm: gin_pending_list_limit=64",
+      "quests_trgm: gin_pending_list_limit=64",
+      "search_documents_fts: gin_pending_list_limit=64",
+      "search_documents_title_fts: gin_pending_list_limit=64",
+      "search_documents_title_trgm: gin_pending_list_limit=64",
+    ]);
+  });
+
+  test("after 1,000 single-row creates, a lookup of the text index reads a few pages, not a long pending list", async () => {
+    const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "gin@example.test", role: "user", created_at: at() }))!.id;
+    const campaign = campaignRecord(owner, { title: "Imported one by one" });
+    await store.campaigns.insert(campaign);
+    for (let i = 0; i < 1000; i++) {
+      const character: Character = {
+        id: newId(), campaign_id: campaign.id, character_name: nameOf(i), character_aliases: [1, 2, 3, 4, 5, 6].map((k) => nameOf(i * 7 + k)), player_name: null, player_handle: null, speaker_id: null,
+        description: null, backstory: null, type: "NPC", image: null, tcg_image: null, approved: true, merge: false, created_at: at(i), updated_at: null,
+      };
+      await store.characters.insert(character);
+    }
+    // The index scan alone (sequential scans off: the table is small): its buffers are the pending list plus the posting.
+    const plan = await db.transaction(async (tx) => {
+      await tx.query(`set local enable_seqscan = off`);
+      const [row] = await tx.query(`explain (analyze, buffers, format json) select count(*) from characters where search_vector @@ to_tsquery('simple', 'zzzz')`);
+      const value = Object.values(row!)[0];
+      return (typeof value === "string" ? JSON.parse(value) : value) as { Plan: PlanNode }[];
+    });
+    const scans: PlanNode[] = [];
+    const walk = (node: PlanNode) => {
+      if (node["Node Type"] === "Bitmap Index Scan") scans.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan[0]!.Plan);
+    expect(scans.map((n) => n["Index Name"])).toEqual(["characters_fts"]);
+    expect(scans[0]!["Shared Hit Blocks"] + scans[0]!["Shared Read Blocks"]).toBeLessThanOrEqual(12);
+  });
+});
