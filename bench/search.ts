@@ -9,12 +9,21 @@
 //   factions, items, beats, moments, quests, sessions, journal entries each), BENCH_ONLY (scenario labels containing it),
 //   BENCH_POOL_SIZE (5), BENCH_CONNECTIONS (16), BENCH_DURATION (8 s), BENCH_WARMUP (2 s), BENCH_KEEP_DB, BENCH_SEED_ONLY,
 //   BENCH_RESULTS (search-<backend>-<seed>-<count>.json), BENCH_TIME_LIMIT (3600 s),
-//   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding)
+//   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding;
+//   with BENCH_BACKEND=pglite it is copied into a new PGlite folder first, see below),
+//   BENCH_KEEP_DIR (PGlite: keep the data folder, path printed at the end), BENCH_REUSE_DIR (measure that folder again)
+//
+// PGlite at 100k: its own seed runs every per-row trigger in single-threaded WebAssembly (about
+// 1.7 ms of CPU a row, hours for 100k per kind), so seed PostgreSQL with BENCH_KEEP_DB (and
+// BENCH_SEED_ONLY), then BENCH_BACKEND=pglite BENCH_REUSE_URL=<that database> copies its rows
+// (written by the same trigger functions) into PGlite's schema: bench/lib/pglite-copy.ts.
 //
 // The service runs as its own process on a scratch database; load comes from bench/loadgen.mjs
 // (autocannon on Node) in another process; only 127.0.0.1 is targeted; everything started here is
 // stopped at the end, even on error. Every query is checked to find what it looks for (by name: at
 // 100k the generated names repeat) before it is timed. Results: a table on stdout and bench/results/.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { characterSearchText } from "../domain/characters.ts";
 import { entitySearchText } from "../domain/entities.ts";
@@ -22,9 +31,10 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { uuidV7 } from "../adapters/system/system.ts";
 import { CLK_TCK, countDatabaseAsOurs, cpuBetween, rssMiB, snapshot, type CpuSnapshot } from "./lib/cpu.ts";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
-import { runBench } from "./lib/lifecycle.ts";
+import { atCleanup, runBench } from "./lib/lifecycle.ts";
 import { runLoadgen } from "./lib/loadgen.ts";
 import { call, localSend, mustCaller } from "./lib/local-http.ts";
+import { copyPostgresIntoPglite } from "./lib/pglite-copy.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
 import { stopChild } from "./lib/processes.ts";
 import { writeResults } from "./lib/report.ts";
@@ -85,18 +95,26 @@ function generate(campaignId: string) {
 /** The big seed: multi-row inserts straight into the tables the service reads (as the service writes them; its triggers run). */
 async function seedDirect(query: Query, campaignId: string, userId: string, data: ReturnType<typeof generate>) {
   const now = new Date().toISOString();
-  const batches = async <T>(rows: T[], sql: string) => {
+  let stepAt = performance.now();
+  const step = (what: string) => {
+    console.log(`  seeded ${what} in ${((performance.now() - stepAt) / 1000).toFixed(1)} s`);
+    stepAt = performance.now();
+  };
+  const batches = async <T>(what: string, rows: T[], sql: string) => {
     for (let i = 0; i < rows.length; i += 2000) await query(sql, [JSON.stringify(rows.slice(i, i + 2000))]);
+    step(what);
   };
   // Created a millisecond apart, as records made one by one are: the list order is then the insertion order.
   const stamp = (i: number) => new Date(Date.parse(now) - 10_000_000 + i).toISOString();
   await batches(
+    "characters",
     data.characters.map((c, i) => ({ ...c, created_at: stamp(i) })),
     `insert into characters (id, campaign_id, character_name, character_aliases, player_name, type, description, search_text, created_at)
      select r->>'id', r->>'campaign_id', r->>'character_name', r->'character_aliases', r->>'player_name', r->>'type', r->>'description', r->>'search_text', (r->>'created_at')::timestamptz
      from jsonb_array_elements($1::text::jsonb) r`,
   );
   await batches(
+    "locations",
     data.locations.map((l, i) => ({ ...l, created_at: stamp(i) })),
     `insert into entities (id, campaign_id, kind, name, aliases, type, description, search_text, created_at)
      select r->>'id', r->>'campaign_id', 'location', r->>'name', r->'aliases', r->>'type', r->>'description', r->>'search_text', (r->>'created_at')::timestamptz
@@ -107,12 +125,14 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
     ...data.locations.map((l) => ({ doc_type: "locations", doc_id: l.id, title: l.name, body: [l.type, l.description].join("\n") })),
   ];
   await batches(
+    "search documents",
     documents,
     `insert into search_documents (campaign_id, doc_type, doc_id, title, body, updated_at)
      select '${campaignId}', r->>'doc_type', r->>'doc_id', r->>'title', r->>'body', '${now}' from jsonb_array_elements($1::text::jsonb) r`,
   );
   const links = Array.from({ length: COUNTS.links }, (_, i) => ({ id: uuidV7.next(), from_id: pick(data.characters).id, to_id: pick(data.locations).id, alias: `link ${i}`, created_at: stamp(i) }));
   await batches(
+    "links",
     links,
     `insert into links (id, campaign_id, from_type, from_id, to_type, to_id, alias, alias_key, created_at)
      select r->>'id', '${campaignId}', 'Character', r->>'from_id', 'Location', r->>'to_id', r->>'alias', lower(r->>'alias'), (r->>'created_at')::timestamptz
@@ -122,6 +142,7 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
   const n = COUNTS.others;
   const series = async (sql: string) => {
     for (let from = 1; from <= n; from += 20_000) await query(sql, [campaignId, from, Math.min(n, from + 19_999), userId, now]);
+    step(sql.slice(0, sql.indexOf("(")).replace(/\s+/g, " ").trim());
   };
   const id = `'${uuidV7.next().slice(0, 8)}' || lpad(g::text, 24, '0')`;
   const at = `$5::timestamptz - interval '3 hours' + g * interval '1 millisecond'`;
@@ -140,6 +161,7 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
     select 'journal' || ${id}, $1, 'Entry ' || g, 'Entry text ' || g, g % 10 <> 0, $4, ${at} from generate_series($2::int, $3::int) g`);
   // Bulk loading leaves GIN pending lists that autovacuum would soon merge; merge them now.
   await query("vacuum analyze");
+  step("vacuum analyze");
 }
 
 /** The black-box seed: every character and location created with POST, eight at a time, as an import would. */
@@ -164,36 +186,57 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   });
 }
 
-/** A key for the bench user of a database a former run kept (BENCH_REUSE_URL): the admin route issues one. */
-async function reuse(url: string, databaseUrl: string) {
-  const db = openPostgres(databaseUrl, { maxConnections: 1 });
-  const [row] = await db.query(`select u.id as user_id, c.id as campaign_id from users u join campaigns c on c.owner_id = u.id where u.email = 'bench@example.test' and c.title = 'Search bench'`);
+/** The bench user and campaign of a database a former run kept (BENCH_REUSE_URL, BENCH_REUSE_DIR). */
+async function benchOwner(db: SqlDatabase, what: string) {
+  const [row] = await db.query<{ user_id: string; campaign_id: string }>(`select u.id as user_id, c.id as campaign_id from users u join campaigns c on c.owner_id = u.id where u.email = 'bench@example.test' and c.title = 'Search bench'`);
   await db.close();
-  if (!row) throw new Error("BENCH_REUSE_URL: no bench campaign in that database");
-  const issued = await call(`${url}/internal/v1/users/${row.user_id}/keys`, { method: "POST", headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" }, body: "{}" });
+  if (!row) throw new Error(`${what}: no bench campaign there`);
+  return { userId: String(row.user_id), campaignId: String(row.campaign_id) };
+}
+
+/** A key for that user: the admin route issues one. */
+async function issueKey(url: string, userId: string) {
+  const issued = await call(`${url}/internal/v1/users/${userId}/keys`, { method: "POST", headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" }, body: "{}" });
   if (issued.status !== 201) throw new Error(`issue key: ${issued.status} ${issued.text}`);
-  return { key: String(issued.json.key), userId: String(row.user_id), campaignId: String(row.campaign_id) };
+  return String(issued.json.key);
 }
 
 async function main() {
   let databaseUrl: string | undefined;
   let dataDir: string | undefined;
-  // BENCH_REUSE_URL: measure (with this commit's code and migrations) a database a former run kept, same counts.
-  const reused = process.env.BENCH_REUSE_URL?.trim();
-  if (reused) assertLocalPostgres("BENCH_REUSE_URL", reused);
-  if (reused) databaseUrl = reused;
-  else if (BACKEND === "postgres") databaseUrl = (await createScratchDatabase(ADMIN_URL, "cms_bench_search", Boolean(process.env.BENCH_KEEP_DB))).url;
-  else dataDir = tempDir("cms-bench-search-");
+  // BENCH_REUSE_URL / BENCH_REUSE_DIR: measure (with this commit's code and migrations) what a former run kept, same counts.
+  const reusedUrl = process.env.BENCH_REUSE_URL?.trim();
+  const reusedDir = process.env.BENCH_REUSE_DIR?.trim();
+  if (reusedDir && BACKEND !== "pglite") throw new Error("BENCH_REUSE_DIR is a PGlite data folder: set BENCH_BACKEND=pglite");
+  if (reusedUrl && reusedDir) throw new Error("BENCH_REUSE_URL or BENCH_REUSE_DIR, not both");
+  if (reusedUrl) assertLocalPostgres("BENCH_REUSE_URL", reusedUrl);
+  let owner: { userId: string; campaignId: string } | null = null;
+  if (reusedUrl) owner = await benchOwner(openPostgres(reusedUrl, { maxConnections: 1 }), "BENCH_REUSE_URL");
+  if (reusedDir) owner = await benchOwner(await openPglite(join(reusedDir, "pglite")), "BENCH_REUSE_DIR");
+
+  if (BACKEND === "postgres") databaseUrl = reusedUrl ?? (await createScratchDatabase(ADMIN_URL, "cms_bench_search", Boolean(process.env.BENCH_KEEP_DB))).url;
+  else if (reusedDir) dataDir = reusedDir;
+  else if (process.env.BENCH_KEEP_DIR) {
+    const kept = (dataDir = mkdtempSync(join(tmpdir(), "cms-bench-search-kept-")));
+    atCleanup(() => console.log(`kept PGlite data folder ${kept} (BENCH_KEEP_DIR; measure it again with BENCH_REUSE_DIR=${kept})`));
+  } else dataDir = tempDir("cms-bench-search-");
   const start = () => startService({ name: "service", databaseUrl: databaseUrl ?? null, dataDir, poolSize: POOL_SIZE, logLevel: "warn", echo: true });
   let service: RunningServer = await start();
-  const former = reused ? await reuse(service.url, reused) : null;
-  const { key, userId } = former ?? (await createUserWithKey(service.url, "Bench", "bench@example.test"));
-  const campaignId = former?.campaignId ?? (await createCampaign(service.url, key, { title: "Search bench" }));
+  if (reusedUrl && BACKEND === "pglite") {
+    // A PostgreSQL seed copied into the new folder (made by the service, stopped while it is filled).
+    await stopChild(service.child);
+    const copyStarted = performance.now();
+    await copyPostgresIntoPglite(reusedUrl, join(dataDir!, "pglite"));
+    console.log(`copied ${reusedUrl} into PGlite in ${Math.round((performance.now() - copyStarted) / 1000)} s`);
+    service = await start();
+  }
+  const { key, userId } = owner ? { key: await issueKey(service.url, owner.userId), userId: owner.userId } : await createUserWithKey(service.url, "Bench", "bench@example.test");
+  const campaignId = owner?.campaignId ?? (await createCampaign(service.url, key, { title: "Search bench" }));
   // The same seeded generator: the same names as the run that seeded (the checks go by name).
   const data = generate(campaignId);
 
   const started = performance.now();
-  if (reused) console.log(`reusing ${reused}`);
+  if (owner) console.log(`reusing ${reusedUrl ?? reusedDir}`);
   else if (SEED === "api") await seedThroughApi(service.url, key, campaignId, data);
   else if (databaseUrl) {
     const db = openPostgres(databaseUrl, { maxConnections: 2 });

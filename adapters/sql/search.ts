@@ -37,13 +37,27 @@ export const prefixEnd = (prefix: string): string => {
 };
 
 /**
- * List search in two steps, each served by an index: full-text prefix matches; only when there are
- * none, the fallbacks: substring anywhere, or a similar name (misspellings, by trigram word
- * similarity). Prefix matches come in three tiers: the exact name, then names that start with the
- * query in name order, then the rest (an alias, a later word) newest first. The first two are read
- * in the order of a name index (migration 0023), so a first page stops after its rows however many
- * names share the prefix; the third is only read when the page reaches it. The total is a count of
- * the text index's matches, without ranking them.
+ * Where a list search can count from `search_terms` (migration 0025): the campaign and the lists
+ * (a character's approval, an entity's kind) the search covers. Only for searches filtered by
+ * nothing else; the caller leaves it out otherwise.
+ */
+export interface IndexedLists {
+  campaignId: string;
+  lists: string[];
+}
+
+/**
+ * List search in three steps, each served by an index, each asked only when the one before finds
+ * nothing: full-text prefix matches; names that hold the query (substring); names similar to it
+ * (misspellings, by trigram word similarity). Prefix matches come in three tiers: the exact name,
+ * then names that start with the query in name order, then the rest (an alias, a later word)
+ * newest first. The first two are read in the order of a name index (migration 0023), so a first
+ * page stops after its rows however many names share the prefix; the third is only read when the
+ * page reaches it. Substring matches come newest first, similar names most similar first.
+ *
+ * The total is exact. A page that is not full is its own total; otherwise the matches are counted
+ * from `search_terms` (a btree of the records' words: an index-only range per query word) where the
+ * query is plain lower-case ASCII words and `indexed` is given, else from the text index.
  */
 export async function searchedList(
   db: SqlExecutor,
@@ -53,32 +67,78 @@ export async function searchedList(
   params: unknown[],
   search: string,
   page: PageRequest,
+  indexed?: IndexedLists,
 ): Promise<Listing<Row>> {
   const { table, vector, text } = SEARCHED[alias];
   const from = (match: string) => `from ${table} ${alias} where ${[...where, match].join(" and ")}`;
+  const words = queryWords(search).slice(0, 16);
+  const plain = indexed && words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? indexed : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const found = await tieredPage(db, columns, alias, where, [...params, tsquery], search.toLowerCase(), page);
-    if (found.total > 0) return found;
+    const rows = await tieredPage(db, columns, alias, where, [...params, tsquery], search.toLowerCase(), page);
+    const total = await pageTotal(rows, page, () =>
+      plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
+    if (total > 0) return { rows, total };
   }
-  const [q, like] = [params.length + 1, params.length + 2];
-  const fallback = from(`(${text} ilike $${like} or $${q} <% ${text})`);
-  // Substring hits first, newest first; then similar names, most similar first. word_similarity is
-  // only computed for the rows without the substring: it was most of the fallback's time (788
-  // substring hits at 100k: 14 of 22 ms).
-  return rankedPage(db, columns, alias, fallback, [...params, search, likePattern(search)], `case when ${text} ilike $${like} then 2 else word_similarity($${q}, ${text}) end`, [], page);
+  const substring = plain && words.length === 1 && search.trim().toLowerCase() === words[0]
+    ? await wordsContaining(db, columns, alias, plain, words[0]!, page)
+    : await rankedPage(db, columns, alias, from(`${text} ilike $${params.length + 1}`), [...params, likePattern(search)], "0", [], page);
+  if (substring.total > 0) return substring;
+  const q = params.length + 1;
+  return rankedPage(db, columns, alias, from(`$${q} <% ${text}`), [...params, search], `word_similarity($${q}, ${text})`, [], page);
+}
+
+/** A page's total: a page that is not full (and not past the end) is its own; otherwise `counted()`. */
+const pageTotal = async (rows: Row[], page: PageRequest, counted: () => Promise<number>): Promise<number> =>
+  rows.length > 0 && rows.length < page.size ? offsetOf(page) + rows.length : rows.length === 0 && page.page === 1 ? 0 : counted();
+
+const count = async (db: SqlExecutor, from: string, params: unknown[]): Promise<number> =>
+  Number((await db.query(`select count(*)::int as n ${from}`, params))[0]!.n);
+
+const listsParam = (indexed: IndexedLists) => indexed.lists.join(",");
+
+/**
+ * How many records of the lists have, for every word, a word starting with it: one index range of
+ * `search_terms` per word (intersected), never the records' rows.
+ */
+async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[]): Promise<number> {
+  const ranges = words.map((_, i) => `select record_id collate "C" as record_id from search_terms where campaign_id = $1 and list = any (string_to_array($2, ',')) and term >= $${3 + 2 * i} and term < $${4 + 2 * i}`);
+  const sql = ranges.length === 1 ? `select count(distinct record_id)::int as n from (${ranges[0]}) m` : `select count(*)::int as n from (${ranges.join(" intersect ")}) m`;
+  const [row] = await db.query(sql, [indexed.campaignId, listsParam(indexed), ...words.flatMap((word) => [word, prefixEnd(word)])]);
+  return Number(row!.n);
+}
+
+/**
+ * Records with a word that holds `word`, newest first: the campaign's words that hold it (trigram
+ * index of `search_vocabulary`), then their records from `search_terms` with their creation time,
+ * so only the page's rows are read from the table.
+ */
+async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
+  // Ids compared in code point order ("C"): the database collation made the grouping most of the time.
+  const hits = `select s.record_id collate "C" as record_id, max(s.created_at) as created_at
+    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
+    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
+  const params = [indexed.campaignId, listsParam(indexed), likePattern(word)];
+  const rows = await db.query(
+    `select ${columns}, h.total_count
+     from (select record_id, created_at, count(*) over ()::int as total_count from (${hits}) m order by created_at desc, record_id desc limit $4 offset $5) h
+     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id collate "default"
+     order by h.created_at desc, h.record_id desc`,
+    [...params, page.size, offsetOf(page)],
+  );
+  return { rows, total: await totalOf(db, rows, `from (${hits}) m`, params, page) };
 }
 
 /**
  * A page of full-text prefix matches in tiers (see searchedList). The tiers split the matches
  * exactly: the name starts with the query (exact name first, then by name) or it does not. Each
  * tier reads at most the page's end (`limit size + offset`), and the outer LIMIT stops at the first
- * tier that fills it; the total counts the matches once, from the text index. The last tier is
+ * tier that fills it (so a page that is not full holds every match). The last tier is
  * fenced (`offset 0`): planned for all its rows, it takes them from the text index; with the LIMIT
  * in view the planner walked the campaign newest first testing each row (at 100k: the whole
  * campaign when a later word or an alias matches few).
  */
-async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, where: string[], params: unknown[], lowered: string, page: PageRequest): Promise<Listing<Row>> {
+async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, where: string[], params: unknown[], lowered: string, page: PageRequest): Promise<Row[]> {
   const { table, vector, name } = SEARCHED[alias];
   const n = params.length;
   const [exact, low, high, like, end, size, offset] = [n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7];
@@ -88,9 +148,8 @@ async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof 
   const tier = (condition: string, order: string) =>
     `(select ${alias}.* from ${table} ${alias} where ${[...where, match, condition].join(" and ")} order by ${order} limit $${end})`;
   const newest = `${alias}.created_at desc, ${alias}.id desc`;
-  const from = `from ${table} ${alias} where ${[...where, match].join(" and ")}`;
   const rows = await db.query(
-    `select ${columns}, (select count(*) ${from})::int as total_count
+    `select ${columns}
      from (${tier(`${key} = $${exact}`, newest)}
            union all ${tier(`${starts} and ${key} <> $${exact}`, `${key}, ${newest}`)}
            union all (select t.* from (select ${alias}.* from ${table} ${alias} where ${[...where, match, `not (${starts})`].join(" and ")} offset 0) t
@@ -98,7 +157,7 @@ async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof 
      limit $${size} offset $${offset}`,
     [...params, lowered, lowered, prefixEnd(lowered), `${likePattern(lowered).slice(1)}`, offsetOf(page) + page.size, page.size, offsetOf(page)],
   );
-  return { rows, total: await totalOf(db, rows, from, params, page) };
+  return rows;
 }
 
 /**
