@@ -28,7 +28,9 @@ import { join } from "node:path";
 import { characterSearchText } from "../domain/characters.ts";
 import { entitySearchText } from "../domain/entities.ts";
 import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/database.ts";
+import { applyMigrations } from "../adapters/sql/migrate.ts";
 import { uuidV7 } from "../adapters/system/system.ts";
+import { loadMigrations } from "../infra/schema.ts";
 import { CLK_TCK, countDatabaseAsOurs, cpuBetween, rssMiB, snapshot, type CpuSnapshot } from "./lib/cpu.ts";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
 import { atCleanup, runBench } from "./lib/lifecycle.ts";
@@ -226,6 +228,9 @@ async function main() {
     // A PostgreSQL seed copied into the new folder (made by the service, stopped while it is filled).
     await stopChild(service.child);
     const copyStarted = performance.now();
+    // This commit's migrations on the kept database first, as the PostgreSQL reuse does by starting the service on it.
+    const source = openPostgres(reusedUrl, { maxConnections: 1 });
+    await applyMigrations(source, loadMigrations()).finally(() => source.close());
     await copyPostgresIntoPglite(reusedUrl, join(dataDir!, "pglite"));
     console.log(`copied ${reusedUrl} into PGlite in ${Math.round((performance.now() - copyStarted) / 1000)} s`);
     service = await start();

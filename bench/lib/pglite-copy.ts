@@ -23,7 +23,7 @@ export async function copyPostgresIntoPglite(sourceUrl: string, pgliteDir: strin
       await versions(await source.unsafe(`select version from schema_migrations order by version`)),
       await versions((await target.query<{ version: string }>(`select version from schema_migrations order by version`)).rows),
     ];
-    if (from !== to) throw new Error(`the source database has migrations ${from}, this service ${to}: migrate it first (start the service on it)`);
+    if (from !== to) throw new Error(`the source database has migrations ${from}, this service ${to}: migrate it first`);
 
     const tables = (await target.query<{ name: string }>(`select tablename as name from pg_tables where schemaname = 'public' order by 1`)).rows.map((r) => r.name);
     // Indexes that back no constraint are dropped for the load and made again from their own definitions.

@@ -18,12 +18,17 @@
 --     and tsvector through a tuplestore, and the caller sorted them twice more; now only the
 --     candidates' keys and vectors are ranked and the page's rows are read by primary key.
 -- The rank is ts_rank over title prefixes or stemmed body words, as before; ties by doc_id.
+-- Sorts are off as in 0027_search_sample_order (without statistics the planner read a type's
+-- documents through a bitmap and sorted them for 40): the sample and probe are ordered index scans;
+-- the ranking's sorts (a few hundred candidates) have no other plan and stay. Their cost then
+-- carries the "disabled" penalty (10^10), far over jit_above_cost: PostgreSQL compiled the statement
+-- with LLVM on every call (1.3 s, tried), so JIT is off here too (PGlite has none).
 create index search_documents_by_campaign_type on search_documents (campaign_id, doc_type collate "C", doc_id);
 drop index search_documents_by_campaign_id;
 
 create function search_ranked(p_campaign text, p_types text, p_title tsquery, p_body tsquery, p_viewer text, p_n int, p_per int)
 returns table (doc_type text, doc_id text, title text, body text, score real)
-language plpgsql stable set enable_seqscan = off set plan_cache_mode = force_generic_plan as $$
+language plpgsql stable set enable_seqscan = off set enable_sort = off set jit = off set plan_cache_mode = force_generic_plan as $$
 declare
   present text[];
   common text[];

@@ -47,6 +47,11 @@ await forEachBackend("search GIN pending lists stay short", (backend) => {
     ]);
   });
 
+  test("search_candidates plans its ordered sample and probe without sorts or table scans (migration 0027_search_sample_order)", async () => {
+    const [row] = await db.query(`select array_to_string(proconfig, ',') as config from pg_proc where proname = 'search_candidates'`);
+    expect(row!.config).toBe("enable_seqscan=off,enable_sort=off");
+  });
+
   test("after 1,000 single-row creates, a lookup of the text index reads a few pages, not a long pending list", async () => {
     const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "gin@example.test", role: "user", created_at: at() }))!.id;
     const campaign = campaignRecord(owner, { title: "Imported one by one" });
