@@ -31,7 +31,7 @@ import { openPglite, openPostgres, type SqlDatabase } from "../adapters/sql/data
 import { applyMigrations } from "../adapters/sql/migrate.ts";
 import { uuidV7 } from "../adapters/system/system.ts";
 import { loadMigrations } from "../infra/schema.ts";
-import { rssMiB } from "./lib/cpu.ts";
+import { CLK_TCK, countDatabaseAsOurs, cpuBetween, rssMiB, snapshot, type CpuSnapshot } from "./lib/cpu.ts";
 import { assertLocalPostgres, env, intEnv, ROOT } from "./lib/env.ts";
 import { atCleanup, runBench } from "./lib/lifecycle.ts";
 import { runLoadgen } from "./lib/loadgen.ts";
@@ -314,10 +314,23 @@ async function main() {
   const results: Record<string, unknown>[] = [];
   let peakRss = rssMiB(service.child.proc.pid) ?? 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(service.child.proc.pid) ?? 0)), 200);
+  // CPU per request of the service, its database's backends and the load generator (from /proc, the
+  // measured part only): on a shared machine a steadier reading than the latencies.
+  if (databaseUrl) countDatabaseAsOurs(new URL(databaseUrl).pathname.slice(1));
   for (const scenario of scenarios.filter((s) => !ONLY || s.label.includes(ONLY))) {
-    const result = await runLoadgen({ url: `${url}${scenario.path}`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, headers: { "x-api-key": key } });
-    results.push({ scenario: scenario.label, group: scenario.group, path: scenario.path.replaceAll(campaignId, "{campaign_id}"), ...result });
-    console.log(`${scenario.label.padEnd(34)} ${String(result.requests_per_s).padStart(8)} req/s  p50 ${String(result.latency_ms.p50).padStart(6)} ms  p99 ${String(result.latency_ms.p99).padStart(6)} ms  max ${String(result.latency_ms.max).padStart(6)} ms  non-2xx ${result.non2xx}`);
+    let started: CpuSnapshot | undefined;
+    let used: ReturnType<typeof cpuBetween> | undefined;
+    const result = await runLoadgen(
+      { url: `${url}${scenario.path}`, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, headers: { "x-api-key": key } },
+      { onMeasureStart: (pid) => (started = snapshot(service.child.proc.pid, pid)), onResult: (pid) => (used = started && cpuBetween(started, snapshot(service.child.proc.pid, pid))) },
+    );
+    const perRequest = (ticks: number) => Math.round((ticks * 1000 * 100) / CLK_TCK / Math.max(1, result.requests_total)) / 100;
+    const cpu_ms_per_request = used && { server: perRequest(used.server), postgres: perRequest(used.postgres), loadgen: perRequest(used.loadgen), foreign: perRequest(used.foreign) };
+    results.push({ scenario: scenario.label, group: scenario.group, path: scenario.path.replaceAll(campaignId, "{campaign_id}"), ...result, cpu_ms_per_request });
+    console.log(
+      `${scenario.label.padEnd(34)} ${String(result.requests_per_s).padStart(8)} req/s  p50 ${String(result.latency_ms.p50).padStart(6)} ms  p99 ${String(result.latency_ms.p99).padStart(6)} ms  max ${String(result.latency_ms.max).padStart(6)} ms  non-2xx ${result.non2xx}` +
+        (cpu_ms_per_request ? `  CPU ms/request: server ${cpu_ms_per_request.server}, postgres ${cpu_ms_per_request.postgres}, loadgen ${cpu_ms_per_request.loadgen} (others' ${cpu_ms_per_request.foreign})` : ""),
+    );
   }
   clearInterval(sampler);
   const limit = (group: string) => (group === "cross" ? 50 : 25);

@@ -6,12 +6,21 @@ export const SNIPPET_MAX_WORDS = 24;
 /** Words shown before the first match, so it is read in context. */
 const LEAD_WORDS = 4;
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+// Regular expressions are made once here: a /u literal inside the snippet's body cost more than the
+// rest of a short snippet (Bun; 18.6 → 7.6 µs for a 10-word text). match, replace and matchAll start
+// a global one from 0, and test on a non-global one keeps no state, so sharing them is safe.
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const QUERY_WORD = /[\p{L}\p{N}]+/gu;
+const SPACES = /\s+/g;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+const SPECIAL = /[&<>"']/;
+const SPECIALS = /[&<>"']/g;
+// Most words and gaps hold nothing to escape: tested first, a snippet costs about half as much.
+export const escapeHtml = (text: string): string => (SPECIAL.test(text) ? text.replace(SPECIALS, (ch) => ESCAPES[ch]!) : text);
 
 /** The query's words, lower-cased, as search sees them. */
-export const queryWords = (query: string): string[] => [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+export const queryWords = (query: string): string[] => [...new Set(query.toLowerCase().match(QUERY_WORD) ?? [])];
 
 /**
  * Whether a document word answers one of the query's words: it starts with it (search matches
@@ -62,16 +71,17 @@ export function searchSnippet(text: string, words: readonly string[], maxWords =
   let html = "";
   let at = first.start;
   for (const token of window) {
-    html += escapeHtml(text.slice(at, token.start).replace(/\s+/g, " "));
+    const gap = text.slice(at, token.start);
+    html += gap === " " ? gap : escapeHtml(gap.replace(SPACES, " "));
     const word = escapeHtml(text.slice(token.start, token.end));
     html += token.marked ? `<mark>${word}</mark>` : word;
     at = token.end;
   }
-  const hasWord = (part: string) => /[\p{L}\p{N}]/u.test(part);
+  const hasWord = (part: string) => LETTER_OR_DIGIT.test(part);
   const tail = text.slice(last.end);
   const head = text.slice(0, first.start);
   // From the very start or to the very end, keep the punctuation there; otherwise mark the cut.
-  const before = hasWord(head) ? "… " : escapeHtml(head.replace(/\s+/g, " ").trimStart());
-  const after = hasWord(tail) ? " …" : escapeHtml(tail.replace(/\s+/g, " ").trimEnd());
+  const before = hasWord(head) ? "… " : escapeHtml(head.replace(SPACES, " ").trimStart());
+  const after = hasWord(tail) ? " …" : escapeHtml(tail.replace(SPACES, " ").trimEnd());
   return `${before}${html}${after}`;
 }

@@ -47,9 +47,10 @@ await forEachBackend("search GIN pending lists stay short", (backend) => {
     ]);
   });
 
-  test("search_candidates plans its ordered sample and probe without sorts or table scans (migration 0027_search_sample_order)", async () => {
-    const [row] = await db.query(`select array_to_string(proconfig, ',') as config from pg_proc where proname = 'search_candidates'`);
-    expect(row!.config).toBe("enable_seqscan=off,enable_sort=off");
+  test("cross-type search plans its ordered sample and probe without sorts or table scans (0027_search_sample_order; search_ranked, 0028, replaced search_candidates)", async () => {
+    const [row] = await db.query(`select array_to_string(proconfig, ',') as config from pg_proc where proname = 'search_ranked'`);
+    expect(row!.config).toBe("enable_seqscan=off,enable_sort=off,jit=off,plan_cache_mode=force_generic_plan");
+    expect(await db.query(`select 1 from pg_proc where proname = 'search_candidates'`)).toEqual([]);
   });
 
   test("after 1,000 single-row creates, a lookup of the text index reads a few pages, not a long pending list", async () => {
