@@ -92,7 +92,7 @@ export async function searchedList(
  * The conditions with the campaign out of reach of every btree (`campaign_id || ''`), for the
  * statements whose way in must be a text or trigram index: without statistics (a campaign imported
  * record by record and read before any ANALYZE) the planner took the campaign's btree and tested
- * every row of the campaign (whole campaign read for 87 hits). As in search_candidates (0022).
+ * every row of the campaign (whole campaign read for 87 hits). As in search_ranked (0028).
  */
 const fenced = (where: string[]) => where.map((clause) => clause.replace(/^(\w+)\.campaign_id = (\$\d+)$/, "$1.campaign_id || '' = $2"));
 

@@ -256,7 +256,7 @@ await forEachBackend("list totals from counters", (backend) => {
   });
 });
 
-// Issue 15, cross-type search ranks a bounded candidate set (search_candidates, migration 0015): with
+// Issue 15, cross-type search ranks a bounded candidate set (search_candidates, migration 0015; search_ranked since 0028): with
 // more matches than candidates, a title match still comes first, and journal visibility still holds.
 await forEachBackend("cross-type search over many matches", (backend) => {
   let store: RecordStore;
