@@ -89,6 +89,9 @@ await forEachBackend("list search from search_terms", (backend) => {
     };
     expect(await found("quo")).toEqual({ first: "Quorin Vale", total: 2 });
     expect(await found("quo", false)).toEqual({ first: "Quorin Vale", total: 3 });
+    // A type filter is counted from the text index, not search_terms: same answer.
+    const typed = await store.characters.list(campaign, { approvedOnly: false, type: "NPC", search: "quo" }, { page: 1, size: 2 });
+    expect({ names: typed.rows.map((c) => c.character_name), total: typed.total }).toEqual({ names: ["Quorin Vale", "Quorra Stone"], total: 3 });
     expect(await found("orr")).toEqual({ first: "Quorra Stone", total: 1 });
 
     await store.characters.replace({ ...b, character_name: "Marlow Stone" });
