@@ -8,14 +8,12 @@ import type { Character } from "../../domain/characters.ts";
 import type { JournalEntry } from "../../domain/journals.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { at, beatRecord, campaignRecord, heroAwardRecord, momentRecord, newId, recapEntryRecord, sessionRecord } from "../support/records.ts";
+import { at, beatRecord, campaignRecord, characterRecord, heroAwardRecord, momentRecord, newId, recapEntryRecord, sessionRecord } from "../support/records.ts";
 
 const page = { page: 1, size: 5 };
 
-const characterOf = (campaignId: string, name: string, approved = true, offset = 0): Character => ({
-  id: newId(), campaign_id: campaignId, character_name: name, character_aliases: [], player_name: null, player_handle: null, speaker_id: null,
-  description: null, backstory: null, type: "NPC", image: null, tcg_image: null, approved, merge: false, created_at: at(offset), updated_at: null,
-});
+const characterOf = (campaignId: string, name: string, approved = true, offset = 0): Character =>
+  characterRecord(campaignId, { character_name: name, approved, created_at: at(offset) });
 
 const entryOf = (campaignId: string, author: string, isPublic: boolean): JournalEntry => ({
   id: newId(), campaign_id: campaignId, title: "t", summary: null, content: "", content_rich: null, content_metadata: null, tags: [], token_count: 1,

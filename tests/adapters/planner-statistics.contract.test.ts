@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
-import type { Character } from "../../domain/characters.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { at, campaignRecord, newId } from "../support/records.ts";
+import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 
 await forEachBackend("planner statistics of grown tables", (backend) => {
   let db: SqlDatabase;
@@ -34,12 +33,10 @@ await forEachBackend("planner statistics of grown tables", (backend) => {
     const campaign = campaignRecord(owner, { title: "Imported one by one" });
     await store.campaigns.insert(campaign);
     for (let i = 0; i < 800; i++) {
-      const character: Character = {
-        id: newId(), campaign_id: campaign.id, character_name: `Character number ${i}`, character_aliases: [`Alias ${i}`], player_name: null, player_handle: null,
-        speaker_id: null, description: `A character written through the API, number ${i}, with a description of some length.`, backstory: null, type: "NPC",
-        image: null, tcg_image: null, approved: true, merge: false, created_at: at(i), updated_at: null,
-      };
-      await store.characters.insert(character);
+      await store.characters.insert(characterRecord(campaign.id, {
+        character_name: `Character number ${i}`, character_aliases: [`Alias ${i}`],
+        description: `A character written through the API, number ${i}, with a description of some length.`, created_at: at(i),
+      }));
     }
     expect(await estimate(campaign.id)).toBeLessThan(100);
     expect(await store.statistics.refresh()).toContain("characters");

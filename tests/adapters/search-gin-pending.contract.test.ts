@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
-import type { Character } from "../../domain/characters.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { at, campaignRecord, newId } from "../support/records.ts";
+import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 
 type PlanNode = { "Node Type": string; "Index Name"?: string; "Shared Hit Blocks": number; "Shared Read Blocks": number; Plans?: PlanNode[] };
 const SYLLABLES = ["ka", "ra", "vex", "thor", "dun", "mir", "el", "zan", "gor", "lia", "bran", "sy", "las", "tor", "ven", "qua", "dra", "ix", "om", "bel"];
@@ -58,11 +57,7 @@ await forEachBackend("search GIN pending lists stay short", (backend) => {
     const campaign = campaignRecord(owner, { title: "Imported one by one" });
     await store.campaigns.insert(campaign);
     for (let i = 0; i < 1000; i++) {
-      const character: Character = {
-        id: newId(), campaign_id: campaign.id, character_name: nameOf(i), character_aliases: [1, 2, 3, 4, 5, 6].map((k) => nameOf(i * 7 + k)), player_name: null, player_handle: null, speaker_id: null,
-        description: null, backstory: null, type: "NPC", image: null, tcg_image: null, approved: true, merge: false, created_at: at(i), updated_at: null,
-      };
-      await store.characters.insert(character);
+      await store.characters.insert(characterRecord(campaign.id, { character_name: nameOf(i), character_aliases: [1, 2, 3, 4, 5, 6].map((k) => nameOf(i * 7 + k)), created_at: at(i) }));
     }
     // The index scan alone (sequential scans off: the table is small): its buffers are the pending list plus the posting.
     const plan = await db.transaction(async (tx) => {

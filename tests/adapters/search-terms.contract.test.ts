@@ -7,12 +7,10 @@ import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { Character } from "../../domain/characters.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { at, campaignRecord, newId } from "../support/records.ts";
+import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 
-const characterOf = (campaignId: string, name: string, aliases: string[] = [], approved = true, offset = 0): Character => ({
-  id: newId(), campaign_id: campaignId, character_name: name, character_aliases: aliases, player_name: null, player_handle: null, speaker_id: null,
-  description: null, backstory: null, type: "NPC", image: null, tcg_image: null, approved, merge: false, created_at: at(offset), updated_at: null,
-});
+const characterOf = (campaignId: string, name: string, aliases: string[] = [], approved = true, offset = 0): Character =>
+  characterRecord(campaignId, { character_name: name, character_aliases: aliases, approved, created_at: at(offset) });
 
 // What a character is found by: its name, aliases and type, lower case; by prefix each query word
 // must start one of its words, by substring the text must hold the query.

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { uuidV7 } from "../../adapters/system/system.ts";
 import type { Campaign } from "../../domain/campaign.ts";
+import type { Character } from "../../domain/characters.ts";
 import type { Beat } from "../../domain/beats.ts";
 import type { Moment } from "../../domain/moments.ts";
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
@@ -122,6 +123,26 @@ export const handoutBody = fc.record({
   partyStatusAndNextSteps: fc.record({ partyStatus: fc.record({ summary: storableText(), bullets: fc.array(storableText(), { maxLength: 2 }) }), nextSteps: fc.record({ summary: storableText() }) }),
   moments: fc.array(fc.record({ label: storableText(), content: storableText() }), { maxLength: 2 }),
 }) satisfies fc.Arbitrary<Handout>;
+
+export const characterRecord = (campaignId: string, extra: Partial<Character> = {}): Character => ({
+  id: newId(),
+  campaign_id: campaignId,
+  character_name: "A character",
+  character_aliases: [],
+  player_name: null,
+  player_handle: null,
+  speaker_id: null,
+  description: null,
+  backstory: null,
+  type: "NPC",
+  image: null,
+  tcg_image: null,
+  approved: true,
+  merge: false,
+  created_at: at(),
+  updated_at: null,
+  ...extra,
+});
 
 export const beatRecord = (campaignId: string, extra: Partial<Beat> = {}): Beat => ({
   id: newId(),
