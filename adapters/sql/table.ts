@@ -30,7 +30,11 @@ export const oneOfList = <S extends string>() => codec((value) => jsonArray(valu
 /** A jsonb value the writer never leaves null, of the type it wrote (a task's payload). */
 export const jsonOf = <V>() => codec((value) => value as V, json, "::text::jsonb");
 /** A jsonb value; a database null reads as (a copy of) `fallback`. */
-export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
+export const jsonb = <V>(fallback: V) =>
+  // A null or plain fallback is answered as it is: structuredClone (even of null) cost ~2 % of a journal list's CPU.
+  fallback === null || typeof fallback !== "object"
+    ? codec((value) => (value ?? fallback) as V, jsonOrNull, "::text::jsonb")
+    : codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
 
 /** The columns every campaign record starts with, and those it ends with (in this order: records are answered as read). */
 export const campaignRecord = { id: text, campaign_id: text };
