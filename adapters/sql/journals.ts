@@ -48,13 +48,15 @@ export function journals(db: SqlExecutor): JournalRepository {
       if (filters.folderId) where.add(filters.folderId, (p) => `e.folder_id = ${p}`);
       const order = `e.is_pinned desc, coalesce(e.updated_at, e.created_at) desc, e.id desc`;
       // Unfiltered, the total is the campaign's counter of public entries plus the viewer's counter
-      // of their own private ones (migration 0024) plus a count of those shared with them.
+      // of their own private ones (migration 0024) plus a count of those shared with them. That count
+      // starts from the viewer's shares and checks each entry by id (`offset 0`): joined, the planner
+      // read every private entry of the campaign to match a few shares (10k private: 21 ms warm, 84 cold).
       const count = filters.folderId
         ? undefined
         : `(${counted("$1", "journals:public")}
             + coalesce((select n from record_counts where campaign_id = $1 and kind = 'journals:private:' || $2::text), 0)
-            + (select count(*) from journal_shares s join journal_entries j on j.id = s.entry_id
-               where s.user_id = $2 and j.campaign_id = $1 and not j.is_public and j.author_id <> $2))`;
+            + (select count(*) from journal_shares s where s.user_id = $2
+               and exists (select 1 from journal_entries j where j.id = s.entry_id and j.campaign_id = $1 and not j.is_public and j.author_id <> $2 offset 0)))`;
       const { rows, total } = await paged(db, LISTED_SELECT, `from journal_entries e where ${where.sql}`, order, where.params, page, count);
       return { rows: rows.map(listedRecord), total };
     },

@@ -1,0 +1,115 @@
+// Issue 15: read paths as a player who is not the author, planned as at scale (the planner is shown
+// 500k rows by pg_class, rolled back). (1) The journal list's count of entries shared with the viewer
+// starts from the viewer's shares and checks each entry by id; joined, the planner read every private
+// entry of the campaign. (2) The service's connections run without JIT: a links page of 20 is
+// estimated above jit_above_cost once the campaign is big, and was compiled with LLVM on every call.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Row, SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; "Index Cond"?: string; "Total Cost": number; Plans?: PlanNode[] };
+const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+
+await forEachBackend("reads as a player who is not the author", (backend) => {
+  let db: SqlDatabase;
+  let close: () => Promise<void>;
+  let campaignId: string;
+  let ownerId: string;
+  let playerId: string;
+  const entries: string[] = [];
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    const store = sqlRecordStore(db);
+    ownerId = (await store.users.insert({ id: newId(), name: "Owner", email: "owner-viewer@example.test", role: "user", created_at: at() }))!.id;
+    playerId = (await store.users.insert({ id: newId(), name: "Player", email: "player-viewer@example.test", role: "user", created_at: at() }))!.id;
+    const campaign = campaignRecord(ownerId, { title: "Viewer plans" });
+    await store.campaigns.insert(campaign);
+    campaignId = campaign.id;
+    const character = characterRecord(campaignId, { character_name: "Linked Hero", created_at: at(1) });
+    await store.characters.insert(character);
+    // Entries 0-5 by the owner: 0 public, 1-5 private; 2 and 4 shared with the player; 6 the player's own private one.
+    for (let i = 0; i < 7; i++) {
+      const id = newId();
+      entries.push(id);
+      await db.query(
+        `insert into journal_entries (id, campaign_id, title, content, is_public, author_id, created_at) values ($1, $2, $3, 'text', $4, $5, $6::timestamptz)`,
+        [id, campaignId, `Entry ${i}`, i === 0, i === 6 ? playerId : ownerId, at(10 + i)],
+      );
+      await db.query(
+        `insert into links (id, campaign_id, from_type, from_id, to_type, to_id, alias, alias_key, created_at) values ($1, $2, 'Journal', $3, 'Character', $4, $5, $5, $6::timestamptz)`,
+        [newId(), campaignId, id, character.id, `hero ${i}`, at(20 + i)],
+      );
+    }
+    for (const i of [2, 4]) await store.journals.putShare(entries[i]!, { user_id: playerId, level: "view" }, at(30 + i));
+    // Statistics of this one campaign, which the planner then scales to the row counts it is shown.
+    await db.query(`analyze links, journal_entries, journal_shares`);
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  const captured = async (run: (store: ReturnType<typeof sqlRecordStore>) => Promise<unknown>, pattern: RegExp) => {
+    const statements: { sql: string; params: unknown[] }[] = [];
+    const capturing = { query: (sql: string, params: unknown[] = []): Promise<Row[]> => (statements.push({ sql, params }), db.query(sql, params)) } as SqlExecutor;
+    await run(sqlRecordStore(capturing as never));
+    const statement = statements.find((s) => pattern.test(s.sql));
+    expect(statement).toBeDefined();
+    return statement!;
+  };
+  /** The statement's plan with `relations` (tables, indexes) shown to the planner as 500k rows (rolled back). */
+  const planAtScale = (statement: { sql: string; params: unknown[] }, ...relations: string[]) =>
+    db.transaction(async (tx: SqlExecutor) => {
+      for (const relation of relations) await tx.query(`update pg_class set reltuples = 500000, relpages = 1 where oid = '${relation}'::regclass`);
+      const [row] = await tx.query(`explain (format json) ${statement.sql}`, statement.params);
+      return (row!["QUERY PLAN"] as { Plan: PlanNode; JIT?: unknown }[])[0]!;
+    });
+
+  test("the player's journal list holds the public, their own and the shared entries, with that total", async () => {
+    const page = await sqlRecordStore(db).journals.listVisible(campaignId, playerId, {}, { page: 1, size: 20 });
+    expect(page.rows.map((entry) => entry.title).sort()).toEqual(["Entry 0", "Entry 2", "Entry 4", "Entry 6"]);
+    expect(page.total).toBe(4);
+    // Past the end the total is asked on its own: the same count.
+    const past = await sqlRecordStore(db).journals.listVisible(campaignId, playerId, {}, { page: 3, size: 2 });
+    expect(past.rows).toEqual([]);
+    expect(past.total).toBe(4);
+    const owners = await sqlRecordStore(db).journals.listVisible(campaignId, ownerId, {}, { page: 1, size: 20 });
+    expect(owners.total).toBe(6);
+  });
+
+  test("the shared entries are counted from the player's shares, each entry read by id, never all private entries", async () => {
+    const statement = await captured((store) => store.journals.listVisible(campaignId, playerId, {}, { page: 1, size: 20 }), /journal_shares/);
+    const { Plan: plan } = await planAtScale(statement, "journal_entries", "journal_entries_private", "journal_shares", "journal_shares_by_user");
+    const journalReads = nodes(plan).filter((node) => node["Relation Name"] === "journal_entries");
+    expect(journalReads.length).toBeGreaterThan(0);
+    // The page reads the campaign's list index in order; the count reads each shared entry by its id
+    // (a join read every private entry of the campaign, or the whole primary key in a merge join).
+    for (const node of journalReads) {
+      expect(node["Node Type"]).toBe("Index Scan");
+      if (node["Index Name"] === "journal_entries_listed") expect(node["Index Cond"]).toContain("campaign_id =");
+      else expect([node["Index Name"], node["Index Cond"]]).toEqual(["journal_entries_pkey", "(id = s.entry_id)"]);
+    }
+    expect(journalReads.map((node) => node["Index Name"])).toContain("journal_entries_pkey");
+  });
+
+  test("the player's links page is not compiled with JIT, though planned above jit_above_cost at scale", async () => {
+    const page = await sqlRecordStore(db).links.list(campaignId, {}, { page: 1, size: 20 }, playerId);
+    expect(page.rows.map((link) => link.alias).sort()).toEqual(["hero 0", "hero 2", "hero 4", "hero 6"]);
+    expect(page.total).toBe(4);
+    const statement = await captured((store) => store.links.list(campaignId, {}, { page: 1, size: 20 }, playerId), /order by l\.created_at desc/i);
+    // Every link a journal link (its partial index too): the total's check of them is what costs.
+    const explained = await planAtScale(statement, "links", "links_journal_ends");
+    if (backend.name === "postgres") {
+      // The case the setting is for: an estimate JIT would compile at the server's default.
+      const [threshold] = await db.query(`select setting::float8 as cost from pg_settings where name = 'jit_above_cost'`);
+      expect(explained.Plan["Total Cost"]).toBeGreaterThan(Number(threshold!.cost));
+    }
+    expect(explained.JIT).toBeUndefined();
+    const [setting] = await db.query(`select current_setting('jit') as jit`);
+    if (backend.name === "postgres") expect(setting!.jit).toBe("off");
+  });
+});
