@@ -100,7 +100,10 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
   });
   // The planner's statistics of tables that grew by a fifth (adapters/sql/statistics.ts): a campaign
   // imported record by record is planned with them minutes later, autovacuum or not (PGlite has none).
+  // First the visibility map of the tables read index-only (a vacuum there analyses what it must).
   every(options.statisticsMs ?? 30_000, "planner statistics failed", async () => {
+    const vacuumed = await deps.records.statistics.refreshVisibility();
+    if (vacuumed.length) deps.log.info("tables vacuumed", { tables: vacuumed });
     const tables = await deps.records.statistics.refresh();
     if (tables.length) deps.log.info("planner statistics gathered", { tables });
   });

@@ -5,6 +5,11 @@
 // the whole campaign sorted for 20 rows, and a name search read every row of the campaign instead of
 // the text index. The growth test is the table's size on disk against the pages the last ANALYZE saw
 // (pg_class.relpages): the same on both engines (PGlite's activity counters lag).
+//
+// The same pass keeps the visibility map of the tables read by index-only scans: such a scan skips a
+// row's table page only when the map says it is all-visible, and only VACUUM sets that. Without
+// autovacuum (PGlite; a server with it off or late) a list search's total from search_terms visited a
+// table page per word entry, as the text index's count did before 0025.
 import type { PlannerStatistics } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -27,22 +32,82 @@ export const ANALYZED: Record<string, string[]> = {
   ask_passages: ["campaign_id"],
 };
 
+/**
+ * The tables read by index-only scans: list search totals and substring pages (search_terms), Ask's
+ * postings, counts and passage lengths (ask_terms, ask_counts, ask_passages_by_campaign), a
+ * session's number (sessions_by_campaign_date). Only VACUUM marks their pages all-visible.
+ */
+export const VACUUMED = ["ask_counts", "ask_passages", "ask_terms", "search_terms", "sessions"];
+
 /** Tables under this many pages (~80 kB) are read whole faster than any plan can go wrong. */
 const MIN_PAGES = 10;
 
+/**
+ * A table is vacuumed once this share of its pages is not known all-visible, or of its rows was
+ * written since this store last vacuumed it. VACUUM reads only the pages not all-visible, so each
+ * pass costs about what was written since the last (PGlite serves nothing else while it runs).
+ */
+const STALE_SHARE = 0.05;
+
+/**
+ * Only tables this user may vacuum and analyse (their owner's privileges, or the database owner's):
+ * for any other both only warn and change nothing, so the pass would try again every time.
+ */
+const MAINTAINABLE = `(pg_has_role(c.relowner, 'USAGE')
+  or pg_has_role((select d.datdba from pg_database d where d.datname = current_database()), 'USAGE'))`;
+
 export function statistics(db: SqlExecutor): PlannerStatistics {
+  // Per table: rows written (pg_stat counters) and pages not all-visible after this store's last
+  // vacuum of it. A vacuum that could not mark some pages (an old snapshot still sees their dead
+  // rows) is not run again until more is written.
+  const vacuumed = new Map<string, { written: number; notVisible: number }>();
   return {
     async refresh() {
       const grown = await db.query(
         `select c.relname from pg_class c
          where c.relname = any (string_to_array($1, ',')) and c.relkind = 'r' and c.relnamespace = 'public'::regnamespace
-           and pg_relation_size(c.oid) / current_setting('block_size')::int > greatest(c.relpages * 1.2, $2)
+           and pg_relation_size(c.oid) / current_setting('block_size')::int > greatest(c.relpages * 1.2, $2) and ${MAINTAINABLE}
          order by c.relname`,
         [Object.keys(ANALYZED).join(","), MIN_PAGES],
       );
       const names = grown.map((row) => String(row.relname));
       for (const name of names) await db.query(`analyze ${name} (${ANALYZED[name]!.join(", ")})`);
       return names;
+    },
+    async refreshVisibility() {
+      // Pages past relpages are new since the last VACUUM or ANALYZE (both set relallvisible); the
+      // counters add what was rewritten in place (they lag by a second or so, on PGlite too).
+      const tables = await db.query(
+        `select c.relname, greatest(0, pg_relation_size(c.oid) / current_setting('block_size')::int) as pages, c.relallvisible,
+                greatest(c.reltuples, 0) as tuples, coalesce(s.n_tup_ins + s.n_tup_upd + s.n_tup_del, 0) as written,
+                coalesce(s.n_ins_since_vacuum + s.n_dead_tup, 0) as since_vacuum
+         from pg_class c left join pg_stat_user_tables s on s.relid = c.oid
+         where c.relname = any (string_to_array($1, ',')) and c.relkind = 'r' and c.relnamespace = 'public'::regnamespace and ${MAINTAINABLE}
+         order by c.relname`,
+        [VACUUMED.join(",")],
+      );
+      const done: string[] = [];
+      for (const table of tables) {
+        const name = String(table.relname);
+        const pages = Number(table.pages);
+        const notVisible = Math.max(0, pages - Number(table.relallvisible));
+        const written = Number(table.written);
+        if (pages < MIN_PAGES) continue;
+        const last = vacuumed.get(name);
+        const rows = Number(table.tuples) * STALE_SHARE + 50;
+        const stale = last
+          ? notVisible - last.notVisible > pages * STALE_SHARE || written - last.written > rows
+          : notVisible > pages * STALE_SHARE || Number(table.since_vacuum) > rows;
+        if (!stale) continue;
+        // A table the statistics pass also analyses is analysed with it: VACUUM sets relpages, which
+        // the growth test above reads as "the pages its last ANALYZE saw".
+        const columns = ANALYZED[name];
+        await db.query(columns ? `vacuum (skip_locked, analyze) ${name} (${columns.join(", ")})` : `vacuum (skip_locked) ${name}`);
+        const [after] = await db.query(`select greatest(0, c.relpages - c.relallvisible) as not_visible from pg_class c where c.oid = $1::regclass`, [name]);
+        vacuumed.set(name, { written, notVisible: Number(after?.not_visible ?? 0) });
+        done.push(name);
+      }
+      return done;
     },
   };
 }
