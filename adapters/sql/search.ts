@@ -118,30 +118,30 @@ const listsParam = (indexed: IndexedLists) => indexed.lists.join(",");
  * `search_terms` per word (intersected), never the records' rows.
  */
 async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[]): Promise<number> {
-  const ranges = words.map((_, i) => `select record_id collate "C" as record_id from search_terms where campaign_id = $1 and list = any (string_to_array($2, ',')) and term >= $${3 + 2 * i} and term < $${4 + 2 * i}`);
-  const sql = ranges.length === 1 ? `select count(distinct record_id)::int as n from (${ranges[0]}) m` : `select count(*)::int as n from (${ranges.join(" intersect ")}) m`;
-  const [row] = await db.query(sql, [indexed.campaignId, listsParam(indexed), ...words.flatMap((word) => [word, prefixEnd(word)])]);
+  // search_terms_count (migration 0026): the ranges counted in one call, planned once per connection.
+  const [row] = await db.query(`select search_terms_count($1, $2, $3::text[], $4::text[]) as n`, [indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd)]);
   return Number(row!.n);
 }
 
 /**
  * Records with a word that holds `word`, newest first: the campaign's words that hold it (trigram
  * index of `search_vocabulary`), then their records from `search_terms` with their creation time,
- * so only the page's rows are read from the table.
+ * so only the page's rows are read from the table. The page of ids is `search_words_containing`
+ * (migration 0026, planned once per connection).
  */
 async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
-  // Ids compared in code point order ("C"): the database collation made the grouping most of the time.
-  const hits = `select s.record_id collate "C" as record_id, max(s.created_at) as created_at
-    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
-    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
   const params = [indexed.campaignId, listsParam(indexed), likePattern(word)];
   const rows = await db.query(
     `select ${columns}, h.total_count
-     from (select record_id, created_at, count(*) over ()::int as total_count from (${hits}) m order by created_at desc, record_id desc limit $4 offset $5) h
-     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id collate "default"
-     order by h.created_at desc, h.record_id desc`,
+     from search_words_containing($1, $2, $3, $4, $5) h
+     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id
+     order by h.created_at desc, h.record_id collate "C" desc`,
     [...params, page.size, offsetOf(page)],
   );
+  // Past the last page there are no rows to carry the total: counted (the same words, by record).
+  const hits = `select s.record_id collate "C" as record_id
+    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
+    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
   return { rows, total: await totalOf(db, rows, `from (${hits}) m`, params, page) };
 }
 

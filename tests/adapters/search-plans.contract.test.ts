@@ -58,10 +58,10 @@ await forEachBackend("list search plans kept per connection", (backend) => {
   });
   afterAll(async () => close?.());
 
-  test("the name tiers, the rest and the trigram fallback run with generic plans; the name tiers cannot sort or build a bitmap", async () => {
+  test("the name tiers, the rest, the substring step, the word count and the trigram fallback run with generic plans; the name tiers cannot sort or build a bitmap", async () => {
     const rows = await db.query(
       `select proname, array_to_string(proconfig, ',') as config from pg_proc
-       where proname in ('search_character_names', 'search_character_names_rest', 'search_entity_names', 'search_entity_names_rest', 'search_similar')
+       where proname in ('search_character_names', 'search_character_names_rest', 'search_entity_names', 'search_entity_names_rest', 'search_similar', 'search_terms_count', 'search_words_containing')
        order by proname`,
     );
     const names = "enable_bitmapscan=off,enable_seqscan=off,enable_sort=off,jit=off,plan_cache_mode=force_generic_plan";
@@ -73,7 +73,11 @@ await forEachBackend("list search plans kept per connection", (backend) => {
       ["search_entity_names", names],
       ["search_entity_names_rest", rest],
       ["search_similar", "enable_seqscan=off,plan_cache_mode=force_generic_plan"],
+      ["search_terms_count", "enable_seqscan=off,jit=off,plan_cache_mode=force_generic_plan"],
+      ["search_words_containing", "enable_seqscan=off,jit=off,plan_cache_mode=force_generic_plan"],
     ]);
+    // A page: the caller joins it to the table by primary key (at the default 1,000 rows it hashed the table).
+    expect(Number((await db.query(`select prorows from pg_proc where proname = 'search_words_containing'`))[0]!.prorows)).toBe(20);
     expect((await db.query(`select lanname from pg_proc p join pg_language l on l.oid = p.prolang where proname = 'search_similar'`))[0]!.lanname).toBe("plpgsql");
   });
 
