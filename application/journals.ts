@@ -9,6 +9,7 @@ import {
   REQUEST_CHARACTER_LIMIT,
   statusTimestamps,
   type JournalEntry,
+  type JournalListEntry,
   type JournalFolder,
   type JournalShare,
   type PermissionLevel,
@@ -36,7 +37,7 @@ export type JournalUpdate = JournalFields & {
 };
 
 export type JournalDetail = JournalEntry & { permission_level: PermissionLevel };
-export type JournalListItem = Omit<JournalEntry, "content" | "content_rich" | "content_metadata">;
+export type JournalListItem = JournalListEntry;
 export type JournalCard = Pick<JournalEntry, "id" | "title" | "summary" | "updated_at" | "folder_id">;
 
 /**
@@ -198,7 +199,7 @@ export async function listJournals(
   const campaignId = access.campaign.id;
   const page = { page: query.page, size: query.size };
   const { rows, total } = await deps.records.journals.listVisible(campaignId, caller.userId, { folderId: query.folder_id }, page);
-  const data = rows.map(({ content: _c, content_rich: _r, content_metadata: _m, ...item }) => {
+  const data = rows.map((item) => {
     const summary = stripOrKeep(item.summary, query.with_links ?? false);
     return query.fields === "card" ? { id: item.id, title: item.title, summary, updated_at: item.updated_at, folder_id: item.folder_id } : { ...item, summary };
   });

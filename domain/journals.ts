@@ -89,6 +89,9 @@ export interface JournalEntry extends CampaignRecord {
   last_edited_by_id: string | null;
 }
 
+/** An entry as lists show it: everything but the content, which a list never answers. */
+export type JournalListEntry = Omit<JournalEntry, "content" | "content_rich" | "content_metadata">;
+
 export interface JournalShare {
   user_id: string;
   level: PermissionLevel;

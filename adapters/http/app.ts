@@ -54,6 +54,24 @@ export const failureResponse = (failure: Failure, headers: Record<string, string
   return jsonResponse(STATUS_OF[failure.failure], bodyOf(failure), extra);
 };
 
+/** Elysia's `set`: the headers the request hook gathered, and the status to answer. */
+interface JsonSet {
+  headers: Record<string, string | number>;
+  status?: number | string;
+}
+
+/**
+ * A JSON answer handed to Elysia as a string with its status and headers in `set`: Elysia then makes
+ * one Response from them. A Response returned instead is copied into a second one with the hook's
+ * headers merged in (new Headers, a body stream): about 5 % of a list page's CPU. The bytes are the
+ * same: content type first, then the hook's headers in their order (tests/http check the answers).
+ */
+function jsonAnswer(set: JsonSet, status: number, body: unknown): string {
+  set.status = status;
+  set.headers = { ...JSON_HEADERS, ...set.headers };
+  return JSON.stringify(body);
+}
+
 export const toElysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
 
 /**
@@ -133,11 +151,11 @@ function assetServer() {
  * The bucket a request draws from: its key or token (by digest, so before any lookup), and on the
  * OAuth endpoints its client address too. Null when nothing limits it.
  */
-function rateLimited(limiter: RateLimiter, request: Request, pathname: string, address: string | null): Decision | null {
+function rateLimited(limiter: RateLimiter, request: Request, pathname: string, address: () => string | null): Decision | null {
   const credential = presentedKey(request.headers);
   let decision: Decision | null = null;
   if (credential && credential.length <= 200) decision = limiter.take(`key:${createHash("sha256").update(credential).digest("hex")}`, "keys");
-  if (pathname.startsWith("/oauth/") && decision?.allowed !== false) decision = limiter.take(`ip:${address ?? "unknown"}`, "oauth") ?? decision;
+  if (pathname.startsWith("/oauth/") && decision?.allowed !== false) decision = limiter.take(`ip:${address() ?? "unknown"}`, "oauth") ?? decision;
   return decision;
 }
 
@@ -151,7 +169,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
     const routeNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const bodyLimit = operation.http!.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     const takesBody = Boolean(operation.input.body || operation.http!.rawBody);
-    return async ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, unknown> }) => {
+    return async ({ request, params, query, set }: { request: Request; params: Record<string, string>; query: Record<string, unknown>; set: JsonSet }) => {
       // Alias routes name their ids differently (world_id): map them by position. Elysia has
       // already percent-decoded the values (and left out malformed ones, which then fail validation).
       const pathInput: Record<string, string> = {};
@@ -206,7 +224,7 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       if (result.value instanceof EventStream) return eventStreamResponse(operation.http!.status, result.value);
       if (result.value instanceof RawResponse)
         return new Response(rawBodyStream(result.value.body) as BodyInit, { status: operation.http!.status, headers: { ...result.value.headers, "content-type": result.value.contentType } });
-      return jsonResponse(operation.http!.status, result.value);
+      return jsonAnswer(set, operation.http!.status, result.value);
     };
   };
 
@@ -230,7 +248,8 @@ export function buildHttpApp({ deps, info, operations, mcp, cors = { origins: "*
       return preflightResponse(cors, request, methods);
     }
     if (rateLimiter) {
-      const decision = rateLimited(rateLimiter, request, pathname, server?.requestIP(request)?.address ?? null);
+      // The address only where it is used (the OAuth endpoints): asking for it costs on every request.
+      const decision = rateLimited(rateLimiter, request, pathname, () => server?.requestIP(request)?.address ?? null);
       if (decision && !decision.allowed) return jsonResponse(429, { detail: "Rate limit exceeded" }, decision.headers);
       if (decision) Object.assign(set.headers, decision.headers);
     }

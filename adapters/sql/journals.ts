@@ -1,12 +1,12 @@
 // Journal entries and folders on SQL.
-import type { JournalEntry, JournalFolder, JournalStatus, PermissionLevel } from "../../domain/journals.ts";
+import type { JournalEntry, JournalFolder, JournalListEntry, JournalStatus, PermissionLevel } from "../../domain/journals.ts";
 import type { FolderRepository, JournalRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { counted, isUniqueViolation, json, paged, str, Where } from "./rows.ts";
-import { ancestry, boolean, campaignRecord, crud, integer, jsonb, oneOf, table, text, textList, textOrNull, timestamps, timestamptz, timestamptzOrNull } from "./table.ts";
+import { ancestry, boolean, campaignRecord, crud, integer, jsonb, oneOf, recordOf, table, text, textList, textOrNull, timestamps, timestamptz, timestamptzOrNull, type Codecs } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
-const ENTRIES = table<JournalEntry>("journal_entries", {
+const ENTRY_COLUMNS: Codecs<JournalEntry> = {
   ...campaignRecord,
   title: text,
   summary: textOrNull,
@@ -25,7 +25,16 @@ const ENTRIES = table<JournalEntry>("journal_entries", {
   author_id: text,
   last_edited_by_id: textOrNull,
   ...timestamps,
-}, { addressedAs: "journals" });
+};
+const ENTRIES = table<JournalEntry>("journal_entries", ENTRY_COLUMNS, { addressedAs: "journals" });
+
+/**
+ * What a list reads: every column but the content (up to 2,000,000 characters and its rich form),
+ * which a list never answers; reading it cost the database its detoasting and the service its decoding.
+ */
+const { content: _content, content_rich: _rich, content_metadata: _metadata, ...LISTED_COLUMNS } = ENTRY_COLUMNS;
+const listedRecord = recordOf<JournalListEntry>(LISTED_COLUMNS);
+const LISTED_SELECT = Object.keys(LISTED_COLUMNS).map((column) => `e.${column}`).join(", ");
 
 /** The journal permission rule as a filter: public, authored by the viewer, or shared with them. */
 export const VISIBLE_TO = (entry: string, viewer: string) =>
@@ -46,8 +55,8 @@ export function journals(db: SqlExecutor): JournalRepository {
             + coalesce((select n from record_counts where campaign_id = $1 and kind = 'journals:private:' || $2::text), 0)
             + (select count(*) from journal_shares s join journal_entries j on j.id = s.entry_id
                where s.user_id = $2 and j.campaign_id = $1 and not j.is_public and j.author_id <> $2))`;
-      const { rows, total } = await paged(db, ENTRIES.columns("e"), `from journal_entries e where ${where.sql}`, order, where.params, page, count);
-      return { rows: rows.map(ENTRIES.toRecord), total };
+      const { rows, total } = await paged(db, LISTED_SELECT, `from journal_entries e where ${where.sql}`, order, where.params, page, count);
+      return { rows: rows.map(listedRecord), total };
     },
     async shares(entryId) {
       const rows = await db.query(`select user_id, level from journal_shares where entry_id = $1 order by created_at, user_id`, [entryId]);

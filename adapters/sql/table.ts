@@ -30,7 +30,11 @@ export const oneOfList = <S extends string>() => codec((value) => jsonArray(valu
 /** A jsonb value the writer never leaves null, of the type it wrote (a task's payload). */
 export const jsonOf = <V>() => codec((value) => value as V, json, "::text::jsonb");
 /** A jsonb value; a database null reads as (a copy of) `fallback`. */
-export const jsonb = <V>(fallback: V) => codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
+export const jsonb = <V>(fallback: V) =>
+  // A null or plain fallback is answered as it is: structuredClone (even of null) cost ~2 % of a journal list's CPU.
+  fallback === null || typeof fallback !== "object"
+    ? codec((value) => (value ?? fallback) as V, jsonOrNull, "::text::jsonb")
+    : codec((value) => (value ?? structuredClone(fallback)) as V, jsonOrNull, "::text::jsonb");
 
 /** The columns every campaign record starts with, and those it ends with (in this order: records are answered as read). */
 export const campaignRecord = { id: text, campaign_id: text };
@@ -60,7 +64,12 @@ export type Codecs<T> = { [K in keyof T]-?: Codec<T[K]> };
 /** The row mapper alone: for rows read through joins, or from tables keyed by something else than an id. */
 export function recordOf<T>(codecs: Codecs<T>): (row: Row) => T {
   const read = Object.keys(codecs) as (keyof T & string)[];
-  return (row) => Object.fromEntries(read.map((column) => [column, codecs[column].decode(row[column])])) as unknown as T;
+  // One object literal per row, built by a function made once per table: every record of a table
+  // then has one shape, which the mapping itself, later spreads and JSON.stringify all run faster on
+  // (Object.fromEntries over pairs was ~15 % of a list page's CPU). Same keys, same order.
+  const decoders = read.map((column) => codecs[column].decode);
+  const fields = read.map((column, i) => `${JSON.stringify(column)}: decoders[${i}](row[${JSON.stringify(column)}])`);
+  return new Function("decoders", `return (row) => ({ ${fields.join(", ")} });`)(decoders) as (row: Row) => T;
 }
 
 export interface Table<T, W = void> {
@@ -114,10 +123,12 @@ export function table<T extends { id: string }, W = void>(
   };
   if (options.addressedAs) registerAddressed(name, options.addressedAs);
   const insertColumns = [...read, ...written.map(([column]) => column)];
+  const selectLists: Record<string, string> = {};
   const replaced = ["id", ...(options.replaced ?? read.filter((column) => column !== "id")), ...(options.replaced ? [] : written.map(([column]) => column))];
   return {
     name,
-    columns: (alias) => read.map((column) => (alias ? `${alias}.${column}` : column)).join(", "),
+    // Asked on every list and get: made once per alias.
+    columns: (alias = "") => (selectLists[alias] ??= read.map((column) => (alias ? `${alias}.${column}` : column)).join(", ")),
     toRecord: recordOf(codecs),
     insertSql: `insert into ${name} (${insertColumns.join(", ")}) values (${insertColumns.map((column, i) => placeholder(column, i + 1)).join(", ")})`,
     insertParams: (record, extra) => insertColumns.map((column) => valueOf(record, extra, column)),

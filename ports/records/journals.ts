@@ -1,11 +1,11 @@
 // What the application needs from a record store: journal entries and folders.
-import type { JournalChunk, JournalEntry, JournalFolder, JournalShare } from "../../domain/journals.ts";
+import type { JournalChunk, JournalEntry, JournalFolder, JournalListEntry, JournalShare } from "../../domain/journals.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
 import type { Listing, ReadOptions, Stored } from "../records.ts";
 
 export interface JournalRepository extends Stored<JournalEntry> {
-  /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. */
-  listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalEntry>>;
+  /** Entries the viewer may see (public, authored, or shared): the journal permission rule in the query. Without content. */
+  listVisible(campaignId: string, viewerId: string, filters: { folderId?: string }, page: PageRequest): Promise<Listing<JournalListEntry>>;
   shares(entryId: string): Promise<JournalShare[]>;
   putShare(entryId: string, share: JournalShare, at: string): Promise<void>;
   removeShare(entryId: string, userId: string): Promise<void>;
