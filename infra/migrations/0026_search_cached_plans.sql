@@ -1,10 +1,10 @@
--- Plans kept per connection for list search's name tiers and cross-type search's trigram fallback
--- (issue 15). Both were planned on every call: postgres.js prepares the tiered page statement, but
--- the plan cache chose custom plans (or, after a run of broad prefixes had raised its average, the
--- generic one — a bitmap sorted for the page), and a SQL function with a SET clause (search_similar,
--- 0021) is planned at each call. Planning was most of a name search's PostgreSQL time (10k bench,
+-- Plans kept per connection for list search (its name tiers, its substring step, its word-table
+-- total) and cross-type search's trigram fallback (issue 15). All were planned on every call:
+-- postgres.js prepares the adapter's statements, but the plan cache chose custom plans (or, after a
+-- run of broad prefixes had raised its average, the generic one — a bitmap sorted for the page),
+-- and a SQL function with a SET clause (search_similar, 0021) is planned at each call. Planning was most of a name search's PostgreSQL time (10k bench,
 -- the tiered page: 0.33 ms planning against 0.08 ms execution; backend CPU per exact-name list
--- search 0.50 ms before, 0.13 ms after, docs/decisions.md).
+-- search 0.50 ms before, 0.13 ms after; 0.64 and 0.32 ms at 100k, docs/decisions.md).
 --
 -- The tiers (adapters/sql/search.ts, tieredPage) are now PL/pgSQL statements with generic plans, one
 -- per tier, each asked only while the page is not full, each limited to what the page still needs:
