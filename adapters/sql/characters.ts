@@ -37,7 +37,7 @@ export function characters(db: SqlExecutor): CharacterRepository {
       if (filters.approvedOnly) where.also(`c.approved`);
       const columns = CHARACTERS.columns("c");
       const { rows, total } = filters.search
-        ? await searchedList(db, columns, "c", where.clauses, where.params, filters.search, page,
+        ? await searchedList(db, columns, "c", where.clauses, where.params, [campaignId, Boolean(filters.approvedOnly), filters.type ?? null], filters.search, page,
             // search_terms lists characters by approval (migration 0025); a type filter counts its matches.
             filters.type ? undefined : { campaignId, lists: filters.approvedOnly ? ["characters"] : ["characters", "characters:unapproved"] })
         : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page,

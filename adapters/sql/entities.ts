@@ -35,7 +35,7 @@ export function entities(db: SqlExecutor): EntityRepository {
       const where = new Where().add(campaignId, (p) => `e.campaign_id = ${p}`).add(kind, (p) => `e.kind = ${p}`);
       const columns = ENTITIES.columns("e");
       const { rows, total } = filters.search
-        ? await searchedList(db, columns, "e", where.clauses, where.params, filters.search, page, { campaignId, lists: [kind] })
+        ? await searchedList(db, columns, "e", where.clauses, where.params, [campaignId, kind], filters.search, page, { campaignId, lists: [kind] })
         : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page, counted("$1", `${kind}s`));
       return { rows: rows.map(ENTITIES.toRecord), total };
     },

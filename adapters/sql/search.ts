@@ -16,10 +16,14 @@ export const prefixQuery = (input: string): string | null => {
   return words.length ? words.slice(0, 16).map((word) => `${word}:*`).join(" & ") : null;
 };
 
-/** The searchable tables, by the alias their queries use. */
+/**
+ * The searchable tables, by the alias their queries use, with the function that pages their name
+ * tiers (migration 0026) and what it takes before the query: characters (campaign, approved only,
+ * type or null), entities (campaign, kind).
+ */
 const SEARCHED = {
-  c: { table: "characters", vector: "c.search_vector", text: "c.search_text", name: "c.character_name" },
-  e: { table: "entities", vector: "e.search_vector", text: "e.search_text", name: "e.name" },
+  c: { table: "characters", vector: "c.search_vector", text: "c.search_text", tiers: "search_character_names" },
+  e: { table: "entities", vector: "e.search_vector", text: "e.search_text", tiers: "search_entity_names" },
 } as const;
 
 /**
@@ -58,6 +62,9 @@ export interface IndexedLists {
  * The total is exact. A page that is not full is its own total; otherwise the matches are counted
  * from `search_terms` (a btree of the records' words: an index-only range per query word) where the
  * query is plain lower-case ASCII words and `indexed` is given, else from the text index.
+ *
+ * `where` and `params` filter the list; `scope` is the same filter as the tier function's first
+ * arguments (see SEARCHED).
  */
 export async function searchedList(
   db: SqlExecutor,
@@ -65,6 +72,7 @@ export async function searchedList(
   alias: keyof typeof SEARCHED,
   where: string[],
   params: unknown[],
+  scope: unknown[],
   search: string,
   page: PageRequest,
   indexed?: IndexedLists,
@@ -75,7 +83,7 @@ export async function searchedList(
   const plain = indexed && words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? indexed : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const rows = await tieredPage(db, columns, alias, where, [...params, tsquery], search.toLowerCase(), page);
+    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page);
     const total = await pageTotal(rows, page, () =>
       plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
     if (total > 0) return { rows, total };
@@ -110,62 +118,50 @@ const listsParam = (indexed: IndexedLists) => indexed.lists.join(",");
  * `search_terms` per word (intersected), never the records' rows.
  */
 async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[]): Promise<number> {
-  const ranges = words.map((_, i) => `select record_id collate "C" as record_id from search_terms where campaign_id = $1 and list = any (string_to_array($2, ',')) and term >= $${3 + 2 * i} and term < $${4 + 2 * i}`);
-  const sql = ranges.length === 1 ? `select count(distinct record_id)::int as n from (${ranges[0]}) m` : `select count(*)::int as n from (${ranges.join(" intersect ")}) m`;
-  const [row] = await db.query(sql, [indexed.campaignId, listsParam(indexed), ...words.flatMap((word) => [word, prefixEnd(word)])]);
+  // search_terms_count (migration 0026): the ranges counted in one call, planned once per connection.
+  const [row] = await db.query(`select search_terms_count($1, $2, $3::text[], $4::text[]) as n`, [indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd)]);
   return Number(row!.n);
 }
 
 /**
  * Records with a word that holds `word`, newest first: the campaign's words that hold it (trigram
  * index of `search_vocabulary`), then their records from `search_terms` with their creation time,
- * so only the page's rows are read from the table.
+ * so only the page's rows are read from the table. The page of ids is `search_words_containing`
+ * (migration 0026, planned once per connection).
  */
 async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
-  // Ids compared in code point order ("C"): the database collation made the grouping most of the time.
-  const hits = `select s.record_id collate "C" as record_id, max(s.created_at) as created_at
-    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
-    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
   const params = [indexed.campaignId, listsParam(indexed), likePattern(word)];
   const rows = await db.query(
     `select ${columns}, h.total_count
-     from (select record_id, created_at, count(*) over ()::int as total_count from (${hits}) m order by created_at desc, record_id desc limit $4 offset $5) h
-     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id collate "default"
-     order by h.created_at desc, h.record_id desc`,
+     from search_words_containing($1, $2, $3, $4, $5) h
+     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id
+     order by h.created_at desc, h.record_id collate "C" desc`,
     [...params, page.size, offsetOf(page)],
   );
+  // Past the last page there are no rows to carry the total: counted (the same words, by record).
+  const hits = `select s.record_id collate "C" as record_id
+    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
+    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
   return { rows, total: await totalOf(db, rows, `from (${hits}) m`, params, page) };
 }
 
 /**
  * A page of full-text prefix matches in tiers (see searchedList). The tiers split the matches
  * exactly: the name starts with the query (exact name first, then by name) or it does not. Each
- * tier reads at most the page's end (`limit size + offset`), and the outer LIMIT stops at the first
- * tier that fills it (so a page that is not full holds every match). The last tier is
- * fenced (`offset 0`): planned for all its rows, it takes them from the text index; with the LIMIT
- * in view the planner walked the campaign newest first testing each row (at 100k: the whole
- * campaign when a later word or an alias matches few).
+ * tier is asked only while the page is not full and reads at most what the page still needs
+ * (`offset + size` rows in all), so a page that is not full holds every match. The tiers are
+ * statements of `search_character_names` / `search_entity_names` (migration 0026), planned once per
+ * connection: the name tiers as ordered scans of a name index, the last tier (another word, an
+ * alias) from the text index.
  */
-async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, where: string[], params: unknown[], lowered: string, page: PageRequest): Promise<Row[]> {
-  const { table, vector, name } = SEARCHED[alias];
-  const n = params.length;
-  const [exact, low, high, like, end, size, offset] = [n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7];
-  const key = `lower(${name}) collate "C"`;
-  const match = `${vector} @@ to_tsquery('simple', $${n})`;
-  const starts = `${key} >= $${low} and ${key} < $${high} and lower(${name}) like $${like}`;
-  const tier = (condition: string, order: string) =>
-    `(select ${alias}.* from ${table} ${alias} where ${[...where, match, condition].join(" and ")} order by ${order} limit $${end})`;
-  const newest = `${alias}.created_at desc, ${alias}.id desc`;
-  const rows = await db.query(
-    `select ${columns}
-     from (${tier(`${key} = $${exact}`, newest)}
-           union all ${tier(`${starts} and ${key} <> $${exact}`, `${key}, ${newest}`)}
-           union all (select t.* from (select ${alias}.* from ${table} ${alias} where ${[...fenced(where), match, `not (${starts})`].join(" and ")} offset 0) t
-                      order by t.created_at desc, t.id desc limit $${end})) ${alias}
-     limit $${size} offset $${offset}`,
-    [...params, lowered, lowered, prefixEnd(lowered), `${likePattern(lowered).slice(1)}`, offsetOf(page) + page.size, page.size, offsetOf(page)],
+async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, scope: unknown[], tsquery: string, lowered: string, page: PageRequest): Promise<Row[]> {
+  const { tiers } = SEARCHED[alias];
+  const n = scope.length;
+  const args = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', $${n + 1})`, ...[2, 3, 4, 5, 6].map((i) => `$${n + i}`)];
+  return db.query(
+    `select ${columns} from ${tiers}(${args.join(", ")}) ${alias} limit $${n + 7} offset $${n + 8}`,
+    [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)],
   );
-  return rows;
 }
 
 /**

@@ -64,7 +64,7 @@ await forEachBackend("list search from search_terms", (backend) => {
     for (const c of made) await store.characters.insert(c);
     for (let i = 0; i < 10; i++) await store.characters.insert(characterOf(other, name()));
 
-    for (const query of ["ka", "kar", "vex", "thorka", "ka ra", "dun mir", "avex", "rthor", "xdu", "irka", "a r"]) {
+    for (const query of ["ka", "kar", "vex", "thorka", "ka ra", "dun mir", "avex", "rthor", "xdu", "irka", "a r", "ka k kar"]) {
       for (const approvedOnly of [true, false]) {
         const listed = made.filter((c) => (!approvedOnly || c.approved));
         const byPrefix = listed.filter((c) => startsEach(c, query));
@@ -74,6 +74,8 @@ await forEachBackend("list search from search_terms", (backend) => {
     }
     // The generator did make big answers: the counted paths ran.
     expect(made.filter((c) => c.approved && startsEach(c, "ka")).length).toBeGreaterThan(10);
+    // Three words, a full page of 3 or more: counted by the intersection search_terms_count builds for more than two (0026).
+    expect(made.filter((c) => c.approved && startsEach(c, "ka k kar")).length).toBeGreaterThanOrEqual(3);
     expect(made.filter((c) => c.approved && !made.some((d) => startsEach(d, "avex")) && holds(c, "avex")).length).toBeGreaterThan(3);
   });
 
