@@ -1,22 +1,38 @@
 // EXPLAIN (ANALYZE, BUFFERS) of the statements behind the issue 15 search scenarios (and the plain first pages of characters, locations and links), on a kept bench
 // database: EXPLAIN_URL=postgres://…/<kept db> EXPLAIN_CAMPAIGN=<id> bun bench/explain-search.ts [name] [place]
 // Each statement runs twice; the second (warm) plan is printed. Nothing is written.
-import { openPostgres, type Row, type SqlExecutor } from "../adapters/sql/database.ts";
+// The statements inside the search functions (migrations 0026, 0028: a plan of the call shows only
+// a Function Scan) are printed after it, as auto_explain reports them (needs a superuser, as the
+// local server's postgres is).
+import postgres from "postgres";
+import type { Row, SqlExecutor } from "../adapters/sql/database.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
 
 const url = process.env.EXPLAIN_URL!;
 const campaign = process.env.EXPLAIN_CAMPAIGN!;
 const [name = "Radrabel Thorlasqua", place = "Beldra Branomlas"] = process.argv.slice(2);
-const db = openPostgres(url, { maxConnections: 1 });
+let nested: string[] | null = null;
+const sql = postgres(url, { max: 1, onnotice: (notice) => nested?.push(String(notice.message)) });
+const db = {
+  query: async (text: string, params: unknown[] = []) => (await sql.unsafe(text, params as never[], { prepare: true })) as unknown as Row[],
+};
+await sql.unsafe(`load 'auto_explain'`);
+for (const setting of ["log_min_duration = 0", "log_nested_statements = on", "log_analyze = on", "log_buffers = on", "log_level = notice"])
+  await sql.unsafe(`set auto_explain.${setting}`);
 const only = process.env.EXPLAIN_ONLY;
 
 const explaining = (label: string): SqlExecutor => ({
-  async query(sql: string, params: unknown[] = []): Promise<Row[]> {
-    if (!/^\s*select/i.test(sql) || (only && !label.includes(only))) return db.query(sql, params);
-    await db.query(`explain (analyze) ${sql}`, params);
-    const plan = await db.query(`explain (analyze, buffers) ${sql}`, params);
+  async query(text: string, params: unknown[] = []): Promise<Row[]> {
+    if (!/^\s*select/i.test(text) || (only && !label.includes(only))) return db.query(text, params);
+    await db.query(`explain (analyze) ${text}`, params);
+    nested = [];
+    const plan = await db.query(`explain (analyze, buffers) ${text}`, params);
+    // auto_explain also reports the explained statement itself: only the ones inside are printed.
+    const inside = nested.filter((n) => !/Query Text: explain/i.test(n));
+    nested = null;
     console.log(`\n### ${label}\n${plan.map((r) => String(r["QUERY PLAN"])).join("\n")}`);
-    return db.query(sql, params);
+    for (const n of inside) console.log(`\n  (inside) ${n.replaceAll("\n", "\n  ")}`);
+    return db.query(text, params);
   },
 }) as SqlExecutor;
 
@@ -40,4 +56,4 @@ await store("list locations, name").entities.list(campaign, "location", { search
 const types = ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"];
 for (const [label, q] of [["name", name], ["misspelled", misspelled], ["rare word", "quillbrook"], ["word in 1/4", "wayfarer"]])
   await store(`cross-type search, ${label}`).search.search(campaign, q!, types, 10, "nobody");
-await db.close();
+await sql.end({ timeout: 5 });
