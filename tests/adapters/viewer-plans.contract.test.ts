@@ -18,6 +18,7 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
   let campaignId: string;
   let ownerId: string;
   let playerId: string;
+  let heroId: string;
   const entries: string[] = [];
 
   beforeAll(async () => {
@@ -46,6 +47,13 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
       );
     }
     for (const i of [2, 4]) await store.journals.putShare(entries[i]!, { user_id: playerId, level: "view" }, at(30 + i));
+    // Older links from the hero to forty places, one each.
+    for (let i = 0; i < 40; i++)
+      await db.query(
+        `insert into links (id, campaign_id, from_type, from_id, to_type, to_id, alias, alias_key, created_at) values ($1, $2, 'Character', $3, 'Location', $4, $5, $5, $6::timestamptz)`,
+        [newId(), campaignId, character.id, newId(), `place ${i}`, at(i - 100)],
+      );
+    heroId = character.id;
     // Statistics of this one campaign, which the planner then scales to the row counts it is shown.
     await db.query(`analyze links, journal_entries, journal_shares`);
   });
@@ -96,10 +104,29 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
     expect(journalReads.map((node) => node["Index Name"])).toContain("journal_entries_pkey");
   });
 
+  test("a record's backlinks as the player: the visible ones, newest first, read from the target's index and sorted", async () => {
+    const page = await sqlRecordStore(db).links.list(campaignId, { to_id: heroId }, { page: 1, size: 3 }, playerId);
+    expect(page.rows.map((link) => link.alias)).toEqual(["hero 6", "hero 4", "hero 2"]);
+    expect(page.total).toBe(4);
+    const owners = await sqlRecordStore(db).links.list(campaignId, { from_id: heroId }, { page: 2, size: 30 }, ownerId);
+    expect(owners.rows.map((link) => link.alias)).toEqual(Array.from({ length: 10 }, (_, i) => `place ${9 - i}`));
+    expect(owners.total).toBe(40);
+    for (const [filters, index] of [[{ to_id: heroId }, "links_by_target"], [{ from_id: heroId }, "links_by_source"]] as const) {
+      const statement = await captured((store) => store.links.list(campaignId, filters, { page: 1, size: 20 }, playerId), /order by l\.created_at desc/i);
+      const { Plan: plan } = await planAtScale(statement, "links", "links_by_campaign");
+      // Never the campaign's index walked newest first (every link of the campaign when the record's are old or hidden).
+      const linkReads = nodes(plan).filter((node) => node["Relation Name"] === "links");
+      expect(linkReads.map((node) => node["Index Name"])).not.toContain("links_by_campaign");
+      expect(linkReads.map((node) => node["Node Type"])).not.toContain("Seq Scan");
+      expect(linkReads.map((node) => node["Index Name"])).toContain(index);
+    }
+  });
+
   test("the player's links page is not compiled with JIT, though planned above jit_above_cost at scale", async () => {
     const page = await sqlRecordStore(db).links.list(campaignId, {}, { page: 1, size: 20 }, playerId);
-    expect(page.rows.map((link) => link.alias).sort()).toEqual(["hero 0", "hero 2", "hero 4", "hero 6"]);
-    expect(page.total).toBe(4);
+    // The journal links the player may see, then the newest of the hero's forty older links.
+    expect(page.rows.map((link) => link.alias)).toEqual(["hero 6", "hero 4", "hero 2", "hero 0", ...Array.from({ length: 16 }, (_, i) => `place ${39 - i}`)]);
+    expect(page.total).toBe(44);
     const statement = await captured((store) => store.links.list(campaignId, {}, { page: 1, size: 20 }, playerId), /order by l\.created_at desc/i);
     // Every link a journal link (its partial index too): the total's check of them is what costs.
     const explained = await planAtScale(statement, "links", "links_journal_ends");
