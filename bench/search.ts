@@ -277,6 +277,9 @@ async function main() {
   // five-letter word gives only four ("Radra" → "adra", in 4.5 % of the names at 100k).
   const longer = first.length >= last.length ? first : last;
   const inside = longer.slice(1, 6).toLowerCase();
+  // A typo no word starts with (two letters of the longer word swapped): only similar names find it.
+  const swapped = `${longer.slice(0, 4)}${longer[5]}${longer[4]}${longer.slice(6)}`;
+  const typo = target.character_name.replace(longer, swapped);
   const place = data.locations[Math.min(4321, data.locations.length - 1)]!;
   const rare = data.characters[777 % data.characters.length]!;
   const c = `campaign_id=${campaignId}`;
@@ -306,9 +309,11 @@ async function main() {
     { group: "search", label: "list characters, prefix", path: `/v1/characters?${c}&search=${encodeURIComponent(first.slice(0, 4))}`, check: (b) => names(b).length > 0 && names(b).every((x) => x.toLowerCase().split(/\s+/).some((w) => w.startsWith(first.slice(0, 4).toLowerCase()))) },
     { group: "search", label: "list characters, substring", path: `/v1/characters?${c}&search=${encodeURIComponent(inside)}`, check: (b) => b.data.length > 0 && names(b).some((x) => x.toLowerCase().includes(inside)) },
     { group: "search", label: "list characters, misspelled", path: `/v1/characters?${c}&search=${encodeURIComponent(misspelled)}`, check: finds(target.character_name) },
+    { group: "search", label: "list characters, typo (similar names)", path: `/v1/characters?${c}&search=${encodeURIComponent(typo)}`, check: finds(target.character_name) },
     { group: "search", label: "list locations, name", path: `/v1/locations?${c}&search=${encodeURIComponent(place.name)}`, check: (b) => names(b)[0] === place.name },
     { group: "cross", label: "cross-type search, name", path: `/v1/campaigns/${campaignId}/search?q=${encodeURIComponent(target.character_name)}`, check: (b) => b.characters?.[0]?.name === target.character_name },
     { group: "cross", label: "cross-type search, misspelled", path: `/v1/campaigns/${campaignId}/search?q=${encodeURIComponent(misspelled)}`, check: crossFinds("characters", target.character_name) },
+    { group: "cross", label: "cross-type search, typo (similar names)", path: `/v1/campaigns/${campaignId}/search?q=${encodeURIComponent(typo)}`, check: crossFinds("characters", target.character_name) },
     { group: "cross", label: "cross-type search, rare word", path: `/v1/campaigns/${campaignId}/search?q=${RARE}`, check: crossFinds("characters", rare.character_name) },
     { group: "cross", label: "cross-type search, word in 1/4", path: `/v1/campaigns/${campaignId}/search?q=${BROAD}`, check: (b) => (b.characters?.length ?? 0) > 0 && (b.locations?.length ?? 0) > 0 },
   ];
@@ -318,7 +323,7 @@ async function main() {
     if (!scenario.check(body)) throw new Error(`${scenario.label}: the answer is not what the seed holds: ${JSON.stringify(body).slice(0, 600)}`);
   }
   if (process.env.BENCH_SEED_ONLY) {
-    console.log(JSON.stringify({ campaign: campaignId, key, url, target: target.character_name, misspelled, place: place.name }));
+    console.log(JSON.stringify({ campaign: campaignId, key, url, target: target.character_name, misspelled, typo, place: place.name }));
     return;
   }
 
