@@ -3,7 +3,7 @@ import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from 
 import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { offsetOf } from "../../domain/pagination.ts";
-import { counted, iso, isoOrNull, json, jsonArray, num, paged, str, Where } from "./rows.ts";
+import { counted, iso, isoOrNull, json, jsonArray, num, paged, str, totalOf, Where } from "./rows.ts";
 import { boolean, campaignRecord, crud, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -38,12 +38,22 @@ export function sessions(db: SqlExecutor): SessionRepository {
         const first = total - offsetOf(page);
         return { rows: rows.map((row, i) => ({ ...SESSIONS.toRecord(row), index: first - i })), total };
       }
-      // Numbered over the whole campaign ($1) before the filters, so a filtered list keeps each session's number.
-      const where = new Where([campaignId]);
-      const numbered = `(select *, row_number() over (order by session_date, created_at, id)::int as number from sessions where campaign_id = $1) s`;
+      // A filtered list keeps each session's number over the whole campaign: the campaign's count
+      // (its counter) less the position, newest first, among the sessions from the page's oldest row
+      // on — only that range is numbered, not every session of the campaign before filtering.
+      const where = new Where([campaignId]).also(`campaign_id = $1`);
       if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
       if (filters.publicOnly) where.also(`public`);
-      const { rows, total } = await paged(db, "*", `from ${numbered} where ${where.sql}`, order, where.params, page);
+      const from = `from sessions where ${where.sql}`;
+      const limitAt = where.params.length + 1;
+      const rows = await db.query(
+        `with p as (select *, (select count(*) ${from})::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}),
+              r as (select id, row_number() over (order by ${order}) as from_end from sessions
+                    where campaign_id = $1 and (session_date, created_at, id) >= (select session_date, created_at, id from p order by session_date, created_at, id limit 1))
+         select p.*, (${counted("$1", "sessions")} - r.from_end + 1)::int as number from p join r on r.id = p.id order by p.session_date desc, p.created_at desc, p.id desc`,
+        [...where.params, page.size, offsetOf(page)],
+      );
+      const total = await totalOf(db, rows, from, where.params, page);
       return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {
