@@ -2,7 +2,7 @@
 import { characterSearchText, type Character, type CharacterType } from "../../domain/characters.ts";
 import type { CharacterRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { counted, paged, Where } from "./rows.ts";
+import { counted, countedBy, paged, Where } from "./rows.ts";
 import { searchedList } from "./search.ts";
 import { boolean, campaignRecord, crud, oneOf, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -41,8 +41,10 @@ export function characters(db: SqlExecutor): CharacterRepository {
             // search_terms lists characters by approval (migration 0025); a type filter counts its matches.
             filters.type ? undefined : { campaignId, lists: filters.approvedOnly ? ["characters"] : ["characters", "characters:unapproved"] })
         : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page,
-            // Without a type filter the total is a counter; a type filter counts its matches.
-            filters.type ? undefined : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"));
+            // The total is a counter: the campaign's, or its type's ($2, migration 0029).
+            filters.type
+              ? countedBy("$1", filters.approvedOnly ? "characters:approved:type:" : "characters:type:", "$2")
+              : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"));
       return { rows: rows.map(CHARACTERS.toRecord), total };
     },
   };

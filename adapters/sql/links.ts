@@ -4,7 +4,7 @@ import type { Link, LinkFromType, LinkToType } from "../../domain/links.ts";
 import type { LinkRepository, LookupRepository, RecordRef, Task, TaskRepository, TextSource } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { VISIBLE_TO } from "./journals.ts";
-import { counted, iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
+import { counted, countedBy, iso, isUniqueViolation, json, jsonArray, likePattern, lockClause, paged, str, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, jsonOf, oneOf, table, text, textOrNull, timestamptz, timestamptzOrNull } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -57,12 +57,18 @@ export function links(db: SqlExecutor): LinkRepository {
       if (filters.alias !== undefined) where.add(filters.alias.trim().toLowerCase().replace(/\s+/g, " "), (p) => `l.alias_key = ${p}`);
       // Unfiltered, the total is the campaign's counter, less (for a viewer who is not the GM) the
       // links to or from entries they may not see: a count over the campaign's journal links only.
-      const plain = where.params.length === (viewerId === null ? 1 : 2);
-      const count = !plain
-        ? undefined
-        : viewerId === null
-          ? counted("$1", "links")
-          : `(${counted("$1", "links")} - (select count(*) from links l where l.campaign_id = $1 and (l.from_type = 'Journal' or l.to_type = 'Journal') and not (${JOURNAL_ENDS_VISIBLE("$2")})))`;
+      // Filtered by one end's type alone, the same from that type's counter (migration 0029), less the
+      // hidden journal links with that type.
+      const base = viewerId === null ? 1 : 2;
+      const byType = where.params.length === base + 1 && (filters.to_type !== undefined ? "to" : filters.from_type !== undefined ? "from" : null);
+      const typeParam = `$${base + 1}`;
+      const [counter, hiddenOfType] =
+        where.params.length === base ? [counted("$1", "links"), ""]
+        : byType ? [countedBy("$1", `links:${byType}:`, typeParam), ` and l.${byType}_type = ${typeParam}`]
+        : [undefined, ""];
+      const count = counter === undefined || viewerId === null
+        ? counter
+        : `(${counter} - (select count(*) from links l where l.campaign_id = $1 and (l.from_type = 'Journal' or l.to_type = 'Journal') and not (${JOURNAL_ENDS_VISIBLE("$2")})${hiddenOfType}))`;
       const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page, count);
       return { rows: rows.map(toLink), total };
     },

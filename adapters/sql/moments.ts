@@ -2,7 +2,7 @@
 import type { Moment } from "../../domain/moments.ts";
 import type { MomentRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { counted, json, likePattern, paged, Where } from "./rows.ts";
+import { counted, countedBy, json, likePattern, paged, Where } from "./rows.ts";
 import { campaignRecord, crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -32,9 +32,13 @@ export function moments(db: SqlExecutor): MomentRepository {
       if (filters.kind) where.add(filters.kind, (p) => `m.kind = ${p}`);
       if (filters.linkedTo?.length)
         where.add(json(filters.linkedTo), (p) => `exists (select 1 from links l where l.from_type = 'Moment' and l.from_id = m.id and l.to_id = any (select jsonb_array_elements_text(${p}::text::jsonb)))`);
-      // A campaign's whole list counts by its counter; any other filter counts its matches.
-      const plain = Boolean(filters.campaignId) && where.params.length === 1;
-      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, plain ? counted("$1", "moments") : undefined);
+      // A campaign's whole list, or its moments of one kind ($2, migration 0029), counts by its
+      // counter; any other filter counts its matches.
+      const byCampaign = Boolean(filters.campaignId);
+      const count = byCampaign && where.params.length === 1 ? counted("$1", "moments")
+        : byCampaign && where.params.length === 2 && filters.kind ? countedBy("$1", "moments:kind:", "$2")
+        : undefined;
+      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, count);
       return { rows: rows.map(MOMENTS.toRecord), total };
     },
   };

@@ -2,7 +2,7 @@
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { counted, likePattern, paged, Where } from "./rows.ts";
+import { counted, countedBy, likePattern, paged, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -42,8 +42,9 @@ export function quests(db: SqlExecutor): QuestRepository {
       if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
       if (filters.quest_category) where.add(filters.quest_category, (p) => `quest_category = ${p}`);
       if (filters.search) where.add(likePattern(filters.search), (p) => `search_text ilike ${p}`);
-      const plain = where.params.length === 1;
-      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "quests") : undefined);
+      // Unfiltered or by status alone ($2, migration 0029) the total is a counter; other filters count their matches.
+      const count = where.params.length === 1 ? counted("$1", "quests") : where.params.length === 2 && filters.status ? countedBy("$1", "quests:status:", "$2") : undefined;
+      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count);
       return { rows: rows.map(QUESTS.toRecord), total };
     },
     async nextOrderIndex(campaignId) {

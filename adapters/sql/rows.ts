@@ -34,6 +34,13 @@ export const counted = (campaignParam: string, kind: string) =>
   `coalesce((select n from record_counts where campaign_id = ${campaignParam} and kind = '${kind}'), 0)`;
 
 /**
+ * The total of a list filtered by one enumerated column (migration 0029): the counter named by the
+ * prefix and the value the client sent (`valueParam`); a value no row has has no counter, so 0.
+ */
+export const countedBy = (campaignParam: string, prefix: string, valueParam: string) =>
+  `coalesce((select n from record_counts where campaign_id = ${campaignParam} and kind = '${prefix}' || ${valueParam}::text), 0)`;
+
+/**
  * Runs a paged query with the total. The total is a separate count in the same statement (run
  * once), so the page itself can stop after `size` rows read in index order; a `count(*) over ()`
  * would make every page read, and keep, every row of the campaign. `count`, when given, is the

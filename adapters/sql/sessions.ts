@@ -3,7 +3,7 @@ import type { Handout, Session, SessionArtifact, SessionRef, SessionType } from 
 import type { ArtifactRepository, SessionRepository, TranscriptRepository } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
 import { offsetOf } from "../../domain/pagination.ts";
-import { counted, iso, isoOrNull, json, jsonArray, num, paged, str, totalOf, Where } from "./rows.ts";
+import { counted, countedBy, iso, isoOrNull, json, jsonArray, num, paged, str, totalOf, Where } from "./rows.ts";
 import { boolean, campaignRecord, crud, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -45,15 +45,17 @@ export function sessions(db: SqlExecutor): SessionRepository {
       if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
       if (filters.publicOnly) where.also(`public`);
       const from = `from sessions where ${where.sql}`;
+      // The filtered total is a counter too (migration 0029): by type ($2), public, or both.
+      const count = filters.type ? countedBy("$1", filters.publicOnly ? "sessions:public:type:" : "sessions:type:", "$2") : counted("$1", "sessions:public");
       const limitAt = where.params.length + 1;
       const rows = await db.query(
-        `with p as (select *, (select count(*) ${from})::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}),
+        `with p as (select *, ${count}::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}),
               r as (select id, row_number() over (order by ${order}) as from_end from sessions
                     where campaign_id = $1 and (session_date, created_at, id) >= (select session_date, created_at, id from p order by session_date, created_at, id limit 1))
          select p.*, (${counted("$1", "sessions")} - r.from_end + 1)::int as number from p join r on r.id = p.id order by p.session_date desc, p.created_at desc, p.id desc`,
         [...where.params, page.size, offsetOf(page)],
       );
-      const total = await totalOf(db, rows, from, where.params, page);
+      const total = await totalOf(db, rows, from, where.params, page, count);
       return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {

@@ -245,7 +245,8 @@ await forEachBackend("list totals from counters", (backend) => {
     const campaign = await newCampaign("Doomed");
     for (let i = 0; i < 3; i++) await store.characters.insert(characterOf(campaign, `X${i}`));
     await store.beats.insert(beatRecord(campaign));
-    expect(await count(`from record_counts where campaign_id = $1`, [campaign])).toBe(3);
+    // characters, characters:approved, characters:type:NPC, characters:approved:type:NPC (migration 0029), beats
+    expect(await count(`from record_counts where campaign_id = $1`, [campaign])).toBe(5);
     expect(await store.campaigns.delete(campaign)).toBe(true);
     expect(await count(`from record_counts where campaign_id = $1`, [campaign])).toBe(0);
     const fresh = await newCampaign("Fresh");
