@@ -42,6 +42,9 @@ const last = name.split(" ").at(-1)!;
 // As bench/search.ts: five letters inside the longer word.
 const inside = (first.length >= last.length ? first : last).slice(1, 6).toLowerCase();
 const misspelled = name.replace(/[aeiou](?=[^aeiou]*$)/, "");
+// As bench/search.ts: two letters of the longer word swapped, found only by similar names.
+const longer = first.length >= last.length ? first : last;
+const typo = name.replace(longer, `${longer.slice(0, 4)}${longer[5]}${longer[4]}${longer.slice(6)}`);
 const store = (label: string) => sqlRecordStore(explaining(label) as never);
 // The plain first pages the API-seeded run measures (characters as the bench's viewer sees them, the owner).
 await store("list characters, first page").characters.list(campaign, { approvedOnly: true }, page);
@@ -52,8 +55,9 @@ await store("list characters, exact name").characters.list(campaign, { approvedO
 await store("list characters, prefix").characters.list(campaign, { approvedOnly: true, search: first.slice(0, 4) }, page);
 await store("list characters, substring").characters.list(campaign, { approvedOnly: true, search: inside }, page);
 await store("list characters, misspelled").characters.list(campaign, { approvedOnly: true, search: misspelled }, page);
+await store("list characters, typo").characters.list(campaign, { approvedOnly: true, search: typo }, page);
 await store("list locations, name").entities.list(campaign, "location", { search: place }, page);
 const types = ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"];
-for (const [label, q] of [["name", name], ["misspelled", misspelled], ["rare word", "quillbrook"], ["word in 1/4", "wayfarer"]])
+for (const [label, q] of [["name", name], ["misspelled", misspelled], ["typo", typo], ["rare word", "quillbrook"], ["word in 1/4", "wayfarer"]])
   await store(`cross-type search, ${label}`).search.search(campaign, q!, types, 10, "nobody");
 await sql.end({ timeout: 5 });
