@@ -2,13 +2,12 @@
 // otherwise hash every visible journal entry of every campaign to check them, built as soon as a page
 // holds one journal link (100k entries: 138 ms for a first page of 20 links instead of 0.1 ms).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Row, SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
+import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
-type PlanNode = { "Node Type": string; "Subplan Name"?: string; "Relation Name"?: string; Plans?: PlanNode[] };
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 await forEachBackend("links: journal ends checked by id", (backend) => {
   let db: SqlDatabase;
@@ -59,8 +58,7 @@ await forEachBackend("links: journal ends checked by id", (backend) => {
 
   test("the plan looks each end up by id and hashes no journal entries, whatever the planner's estimates", async () => {
     // The page's own statement, captured as the repository sends it.
-    const statements: { sql: string; params: unknown[] }[] = [];
-    const capturing = { query: (sql: string, params: unknown[] = []): Promise<Row[]> => (statements.push({ sql, params }), db.query(sql, params)) } as SqlExecutor;
+    const { executor: capturing, statements } = capturingExecutor(db);
     await sqlRecordStore(capturing as never).links.list(campaignId, {}, { page: 1, size: 20 }, readerId);
     const pageStatement = statements.find((s) => /order by l\.created_at desc/i.test(s.sql))!;
     expect(pageStatement).toBeDefined();
@@ -74,9 +72,9 @@ await forEachBackend("links: journal ends checked by id", (backend) => {
     // In the plan's filters a hash of a subplan reads "hashed SubPlan n" (a hash of the viewer's own
     // shares, journal_shares by user, is fine: it is bounded by that user, not by the campaigns).
     const hashed = (JSON.stringify(plan).match(/hashed SubPlan \d+/g) ?? []).map((ref) => ref.replace("hashed ", ""));
-    const hashedTables = nodes(plan).filter((node) => hashed.includes(node["Subplan Name"] ?? "")).map((node) => node["Relation Name"]);
+    const hashedTables = planNodes(plan).filter((node) => hashed.includes(node["Subplan Name"] ?? "")).map((node) => node["Relation Name"]);
     expect(hashedTables).not.toContain("journal_entries");
-    const journalReads = nodes(plan).filter((node) => node["Relation Name"] === "journal_entries");
+    const journalReads = planNodes(plan).filter((node) => node["Relation Name"] === "journal_entries");
     expect(journalReads.length).toBeGreaterThan(0);
     expect(journalReads.map((node) => node["Node Type"])).not.toContain("Seq Scan");
   });

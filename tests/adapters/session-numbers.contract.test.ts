@@ -2,13 +2,12 @@
 // campaign. It numbered every session of the campaign in a window before filtering (100k: 70 ms a
 // page); now only the sessions from the page's oldest row on are numbered, from the campaign's counter.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Row, SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
+import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, newId, sessionRecord } from "../support/records.ts";
+import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Cond"?: string; Plans?: PlanNode[] };
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 await forEachBackend("filtered session lists: numbers over the campaign", (backend) => {
   let db: SqlDatabase;
@@ -66,8 +65,7 @@ await forEachBackend("filtered session lists: numbers over the campaign", (backe
   });
 
   test("the numbers read only the sessions from the page's oldest row on, planned as at 500k sessions", async () => {
-    const statements: { sql: string; params: unknown[] }[] = [];
-    const capturing = { query: (sql: string, params: unknown[] = []): Promise<Row[]> => (statements.push({ sql, params }), db.query(sql, params)) } as SqlExecutor;
+    const { executor: capturing, statements } = capturingExecutor(db);
     await sqlRecordStore(capturing as never).sessions.list(campaignId, { type: "playByPost" }, { page: 1, size: 4 });
     const statement = statements.find((s) => /row_number/.test(s.sql));
     expect(statement).toBeDefined();
@@ -77,10 +75,10 @@ await forEachBackend("filtered session lists: numbers over the campaign", (backe
       const [row] = await tx.query(`explain (format json) ${statement!.sql}`, statement!.params);
       return (row!["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
     });
-    const windows = nodes(plan).filter((node) => node["Node Type"] === "WindowAgg");
+    const windows = planNodes(plan).filter((node) => node["Node Type"] === "WindowAgg");
     expect(windows.length).toBe(1);
     // The window's sessions come from the campaign's date index from the page's oldest row on.
-    const numberedReads = nodes(windows[0]!).filter((node) => node["Relation Name"] === "sessions");
+    const numberedReads = planNodes(windows[0]!).filter((node) => node["Relation Name"] === "sessions");
     expect(numberedReads.length).toBe(1);
     expect(numberedReads[0]!["Index Cond"] ?? "").toContain("session_date");
   });

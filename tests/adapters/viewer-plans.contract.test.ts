@@ -4,13 +4,12 @@
 // entry of the campaign. (2) The service's connections run without JIT: a links page of 20 is
 // estimated above jit_above_cost once the campaign is big, and was compiled with LLVM on every call.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Row, SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
+import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; "Index Cond"?: string; "Total Cost": number; Plans?: PlanNode[] };
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 await forEachBackend("reads as a player who is not the author", (backend) => {
   let db: SqlDatabase;
@@ -62,8 +61,7 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
   });
 
   const captured = async (run: (store: ReturnType<typeof sqlRecordStore>) => Promise<unknown>, pattern: RegExp) => {
-    const statements: { sql: string; params: unknown[] }[] = [];
-    const capturing = { query: (sql: string, params: unknown[] = []): Promise<Row[]> => (statements.push({ sql, params }), db.query(sql, params)) } as SqlExecutor;
+    const { executor: capturing, statements } = capturingExecutor(db);
     await run(sqlRecordStore(capturing as never));
     const statement = statements.find((s) => pattern.test(s.sql));
     expect(statement).toBeDefined();
@@ -92,7 +90,7 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
   test("the shared entries are counted from the player's shares, each entry read by id, never all private entries", async () => {
     const statement = await captured((store) => store.journals.listVisible(campaignId, playerId, {}, { page: 1, size: 20 }), /journal_shares/);
     const { Plan: plan } = await planAtScale(statement, "journal_entries", "journal_entries_private", "journal_shares", "journal_shares_by_user");
-    const journalReads = nodes(plan).filter((node) => node["Relation Name"] === "journal_entries");
+    const journalReads = planNodes(plan).filter((node) => node["Relation Name"] === "journal_entries");
     expect(journalReads.length).toBeGreaterThan(0);
     // The page reads the campaign's list index in order; the count reads each shared entry by its id
     // (a join read every private entry of the campaign, or the whole primary key in a merge join).
@@ -115,7 +113,7 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
       const statement = await captured((store) => store.links.list(campaignId, filters, { page: 1, size: 20 }, playerId), /order by l\.created_at desc/i);
       const { Plan: plan } = await planAtScale(statement, "links", "links_by_campaign");
       // Never the campaign's index walked newest first (every link of the campaign when the record's are old or hidden).
-      const linkReads = nodes(plan).filter((node) => node["Relation Name"] === "links");
+      const linkReads = planNodes(plan).filter((node) => node["Relation Name"] === "links");
       expect(linkReads.map((node) => node["Index Name"])).not.toContain("links_by_campaign");
       expect(linkReads.map((node) => node["Node Type"])).not.toContain("Seq Scan");
       expect(linkReads.map((node) => node["Index Name"])).toContain(index);

@@ -8,9 +8,8 @@ import { statistics } from "../../adapters/sql/statistics.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+import { type PlanNode, planNodes } from "../support/plans.ts";
 
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Heap Fetches"?: number; "Actual Rows": number; Plans?: PlanNode[] };
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 const WORDS = ["amber", "birch", "cobalt", "dusk", "ember", "fjord", "glade", "heron", "iris", "juniper"];
 
 await forEachBackend("visibility map of the tables read index-only", (backend) => {
@@ -61,7 +60,7 @@ await forEachBackend("visibility map of the tables read index-only", (backend) =
       const value = Object.values(row!)[0];
       return ((typeof value === "string" ? JSON.parse(value) : value) as { Plan: PlanNode }[])[0]!.Plan;
     });
-    const scan = nodes(plan).find((node) => node["Relation Name"] === "search_terms")!;
+    const scan = planNodes(plan).find((node) => node["Relation Name"] === "search_terms")!;
     return { node: scan["Node Type"], rows: scan["Actual Rows"], heapFetches: scan["Heap Fetches"] };
   };
 
