@@ -7,6 +7,7 @@
 import postgres from "postgres";
 import type { Row, SqlExecutor } from "../adapters/sql/database.ts";
 import { sqlRecordStore } from "../adapters/sql/records.ts";
+import { nameQueries } from "./lib/search-queries.ts";
 
 const url = process.env.EXPLAIN_URL!;
 const campaign = process.env.EXPLAIN_CAMPAIGN!;
@@ -37,14 +38,7 @@ const explaining = (label: string): SqlExecutor => ({
 }) as SqlExecutor;
 
 const page = { page: 1, size: 20 };
-const first = name.split(" ")[0]!;
-const last = name.split(" ").at(-1)!;
-// As bench/search.ts: five letters inside the longer word.
-const inside = (first.length >= last.length ? first : last).slice(1, 6).toLowerCase();
-const misspelled = name.replace(/[aeiou](?=[^aeiou]*$)/, "");
-// As bench/search.ts: two letters of the longer word swapped, found only by similar names.
-const longer = first.length >= last.length ? first : last;
-const typo = name.replace(longer, `${longer.slice(0, 4)}${longer[5]}${longer[4]}${longer.slice(6)}`);
+const { prefix, inside, misspelled, typo } = nameQueries(name);
 const store = (label: string) => sqlRecordStore(explaining(label) as never);
 // The plain first pages the API-seeded run measures (characters as the bench's viewer sees them, the owner).
 await store("list characters, first page").characters.list(campaign, { approvedOnly: true }, page);
@@ -52,7 +46,7 @@ await store("list locations, first page").entities.list(campaign, "location", {}
 const [owner] = await db.query(`select owner_id from campaigns where id = $1`, [campaign]);
 await store("list links, first page").links.list(campaign, {}, page, String(owner?.owner_id));
 await store("list characters, exact name").characters.list(campaign, { approvedOnly: true, search: name }, page);
-await store("list characters, prefix").characters.list(campaign, { approvedOnly: true, search: first.slice(0, 4) }, page);
+await store("list characters, prefix").characters.list(campaign, { approvedOnly: true, search: prefix }, page);
 await store("list characters, substring").characters.list(campaign, { approvedOnly: true, search: inside }, page);
 await store("list characters, misspelled").characters.list(campaign, { approvedOnly: true, search: misspelled }, page);
 await store("list characters, typo").characters.list(campaign, { approvedOnly: true, search: typo }, page);
