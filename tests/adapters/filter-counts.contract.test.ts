@@ -5,7 +5,7 @@
 // deletion; a value no row has (any string a client sends) totals 0; and the list's statement counts
 // no table.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Row, SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { Character, CharacterType } from "../../domain/characters.ts";
@@ -14,6 +14,7 @@ import { loadMigrations } from "../../infra/container.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
+import { capturingExecutor } from "../support/plans.ts";
 
 const page = { page: 1, size: 2 };
 
@@ -40,10 +41,9 @@ await forEachBackend("filtered list totals from counters", (backend) => {
   };
   /** The statements a list call sends, and its result. */
   const captured = async <T>(call: (store: RecordStore) => Promise<T>): Promise<{ result: T; statements: string[] }> => {
-    const statements: string[] = [];
-    const capturing = { query: (sql: string, params: unknown[] = []): Promise<Row[]> => (statements.push(sql), db.query(sql, params)) } as SqlExecutor;
-    const result = await call(sqlRecordStore(capturing as never));
-    return { result, statements };
+    const { executor, statements } = capturingExecutor(db);
+    const result = await call(sqlRecordStore(executor as never));
+    return { result, statements: statements.map((statement) => statement.sql) };
   };
 
   beforeAll(async () => {
