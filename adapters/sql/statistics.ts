@@ -69,13 +69,12 @@ export function statistics(db: SqlExecutor): PlannerStatistics {
   return {
     async refresh() {
       const grown = await db.query(
-        `select c.relname from pg_class c
+        `select c.relname from pg_class c cross join lateral (select pg_relation_size(c.oid) / current_setting('block_size')::int as pages) size
          where c.relname = any (string_to_array($1, ',')) and c.relkind = 'r' and c.relnamespace = 'public'::regnamespace
-           and ${MAINTAINABLE}
-           and (pg_relation_size(c.oid) / current_setting('block_size')::int > greatest(c.relpages * 1.2, $2)
+           and ${MAINTAINABLE} and size.pages > $2
+           and (size.pages > c.relpages * 1.2
              -- Never analysed but vacuumed (a vacuum sets relpages too): the growth test alone missed it.
-             or (pg_relation_size(c.oid) / current_setting('block_size')::int > $2
-                 and not exists (select 1 from pg_stats s where s.schemaname = 'public' and s.tablename = c.relname)))
+             or not exists (select 1 from pg_stats s where s.schemaname = 'public' and s.tablename = c.relname))
          order by c.relname`,
         [Object.keys(ANALYZED).join(","), MIN_PAGES],
       );
