@@ -155,13 +155,14 @@ const NEAR_WORDS = 8;
 const SIMILAR_CANDIDATES = 50;
 
 /**
- * Similar names bounded by the campaign's vocabulary, not by its records: the words of the lists'
- * vocabulary nearest to each query word (trigram similarity), the records holding them
- * (`search_terms`), scored by the sum over query words of their nearest word's similarity, and the
- * best SIMILAR_CANDIDATES of those checked with `<%` on their text, ranked by that score, then by
- * word similarity (`search_similar_names`, migration 0030). The total counts the candidates that pass: exact for
- * the set returned, which is at most SIMILAR_CANDIDATES records. A full `<%` over the campaign
- * read posting lists that grow with it; the caller falls back to it when this finds nothing.
+ * Similar names from the campaign's vocabulary, not its records (`search_similar_names`, migration
+ * 0030): per query word, the word itself if the lists hold it, else the lists' NEAR_WORDS words
+ * nearest to it (trigram similarity >= 0.4); the records holding them (`search_terms`), scored by
+ * the sum over query words of their nearest word's similarity; the best SIMILAR_CANDIDATES checked
+ * with `<%` on their text, ranked by that score, then by word similarity. The total counts the
+ * candidates that pass: exact for the set returned, at most SIMILAR_CANDIDATES records. A full `<%`
+ * read trigram posting lists that grow with the campaign; the caller falls back to it when this
+ * finds nothing.
  */
 async function similarFromVocabulary(
   db: SqlExecutor,
@@ -283,8 +284,9 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       const words = queryWords(query);
       if (!rows.length && words.length)
         // Titles holding the query (score 1 + word similarity, as before), then similar titles from
-        // the title vocabulary (migration 0030): scored by how near their words are to the query's
-        // (mean over query words), word similarity breaking ties, so the misspelt name comes first.
+        // the title vocabulary (migration 0030; twice perType candidates per type): scored by how
+        // near their words are to the query's (mean over query words), word similarity breaking
+        // ties, so the misspelt name comes first.
         rows = await db.query(
           `select doc_type, doc_id, title, score, body
            from (
@@ -294,7 +296,7 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
                from search_titles_containing($1, $3, $6, $5) c
                union all
                select t.doc_type, t.doc_id, t.title, t.body, t.near, word_similarity($2, t.title)
-               from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t
+               from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, $4 * 2) t
              ) d
            ) ranked
            where position <= $4 order by doc_type, position`,

@@ -68,31 +68,47 @@ insert into search_title_terms (campaign_id, term, doc_type, doc_id)
 select d.campaign_id, w.lexeme, d.doc_type, d.doc_id from search_documents d, unnest(to_tsvector('simple', d.title)) w;
 insert into search_title_vocabulary (campaign_id, term) select distinct campaign_id, term from search_title_terms;
 
--- Similar titles of the requested types: the title vocabulary's words nearest each query word (at
--- most p_near of similarity >= 0.3, the `%` operator on its trigram index), their documents from
+-- A query word's neighbours in the title vocabulary: at most p_near words of similarity >= 0.4
+-- (the `%` operator on its trigram index), most similar first; a word of the vocabulary stands for
+-- itself. Bitmap scans on whatever the caller's settings: the trigram index is read only by bitmap.
+create function search_near_titles(p_campaign text, p_words text[], p_near int)
+returns table (i int, term text, sim real)
+language plpgsql stable rows 16
+set plan_cache_mode = force_generic_plan set enable_seqscan = off set enable_bitmapscan = on set jit = off set pg_trgm.similarity_threshold = 0.4 as $$
+begin
+  return query
+    select w.i::int, n.term::text, n.sim
+    from unnest(p_words) with ordinality w(word, i)
+    cross join lateral (
+      select w.word collate "C" as term, 1::real as sim
+      where exists (select from search_title_vocabulary v where v.campaign_id = p_campaign and v.term = w.word collate "C")
+      union all
+      (select v.term, similarity(v.term, w.word)
+       from search_title_vocabulary v
+       where not exists (select from search_title_vocabulary x where x.campaign_id = p_campaign and x.term = w.word collate "C")
+         and v.campaign_id || '' = p_campaign and v.term % w.word
+       order by 2 desc, 1 limit p_near)) n;
+end $$;
+
+-- Similar titles of the requested types: the nearest words, their documents from
 -- search_title_terms (index-only), each scored by the mean over query words of its nearest word's
--- similarity; per type the best p_limit (then newest id) are read by primary key and kept when
--- `p_query <% title`, not a substring (the caller's other half) and visible to the viewer. Generic
--- plan; campaign fenced on the vocabulary (its trigram index the only way in), index scans only
--- for the documents.
+-- similarity; per type the best p_limit (then the greatest id) are read by primary key and kept when
+-- `p_query <% title`, not a substring (the caller's other half) and visible to the viewer. Index
+-- scans only: the title's trigram index is what this replaces.
 create function search_similar_titles(p_campaign text, p_types text, p_query text, p_words text[], p_like text, p_viewer text, p_near int, p_limit int)
 returns table (doc_type text, doc_id text, title text, body text, near real)
 language plpgsql stable rows 50
 set plan_cache_mode = force_generic_plan set enable_seqscan = off set enable_bitmapscan = off set enable_hashjoin = off set enable_mergejoin = off
-set jit = off set pg_trgm.similarity_threshold = 0.3 as $$
+set jit = off as $$
+declare
+  -- Split once: in the statement, string_to_array ran for every word entry it filtered.
+  types text[] := string_to_array(p_types, ',');
 begin
   return query
-    with near as (
-      select w.i, n.term, n.sim
-      from unnest(p_words) with ordinality w(word, i)
-      cross join lateral (
-        select v.term, similarity(v.term, w.word) as sim
-        from search_title_vocabulary v
-        where v.campaign_id || '' = p_campaign and v.term % w.word
-        order by 2 desc, 1 limit p_near) n
-    ), hits as (
+    with hits as (
       select s.doc_type, s.doc_id, n.i, max(n.sim) as sim
-      from near n join search_title_terms s on s.campaign_id = p_campaign and s.term = n.term and s.doc_type = any (string_to_array(p_types, ','))
+      from search_near_titles(p_campaign, p_words, p_near) n
+      join search_title_terms s on s.campaign_id = p_campaign and s.term = n.term collate "C" and s.doc_type = any (types)
       group by 1, 2, 3
     ), scored as (
       select h.doc_type, h.doc_id, (sum(h.sim) / cardinality(p_words))::real as near,
