@@ -10,9 +10,11 @@
 --     hold the query's, and its words there say how many of them hold it. Exact for queries of 3
 --     letters or more; shorter ones keep the grouped count (their trigram lookup reads the whole
 --     vocabulary index anyway).
---   * page = per matched word, its newest offset + size records (a new index in that order), then
---     those grouped and sorted: a record of the page is among its word's offset + size newest, so
---     at most words × (offset + size) entries are read, however many records hold the words.
+--   * page = from each matched word's newest records (a new index in that order): first its share
+--     of the page (page end × its records / all, plus one), then, only for the words whose share
+--     reached back to the page's last record as far as the shares show it, on down to it. About
+--     one index descent per word and the page's end in entries, however many records hold them
+--     (the same page as every match sorted: see the function).
 
 -- Records holding each word (the list's records with this term in search_terms).
 alter table search_vocabulary add column n int not null default 0;
@@ -139,7 +141,9 @@ declare
   v_pieces text[];
   v_terms text[];
   v_term_lists text[];
+  v_counts int[];
   v_sum int;
+  v_need int := p_offset + p_size;
   v_extra int;
 begin
   if length(p_word) < 3 then
@@ -154,7 +158,7 @@ begin
     return;
   end if;
   -- The campaign's words that hold the query and some record holds, with their record counts.
-  select array_agg(v.term), array_agg(v.list), coalesce(sum(v.n), 0)::int into v_terms, v_term_lists, v_sum
+  select array_agg(v.term), array_agg(v.list), array_agg(v.n), coalesce(sum(v.n), 0)::int into v_terms, v_term_lists, v_counts, v_sum
   from search_vocabulary v
   where v.campaign_id || '' = p_campaign and v.list = any (v_lists) and v.term like v_like and v.n > 0;
   if v_sum = 0 then return; end if;
@@ -165,15 +169,40 @@ begin
         from search_word_overlaps o
         where o.campaign_id || '' = p_campaign and o.list = any (v_lists) and o.shared @> v_pieces) m
   where m.k > 1;
+  if p_offset >= v_sum - v_extra then return; end if;
+  -- The page: a record of it is among its word's offset + size newest (fewer records of that word
+  -- are newer than it). First each word's share of them (its part of the matches, and one more);
+  -- the page's last record among what that found is no newer than the real one, so only the words
+  -- whose share reached back to it can hold more of the page: those are read on, down to it. When
+  -- the shares hold fewer records than the page's end, the words not read to their end are read to
+  -- their offset + size newest.
   return query
+    with w as (
+      select t.term, t.list, t.n, least(t.n, v_need, (v_need::bigint * t.n + v_sum - 1) / v_sum + 1) as k
+      from unnest(v_terms, v_term_lists, v_counts) t(term, list, n)
+    ), first as (
+      select w.term, w.list, w.n, w.k, s.record_id, s.created_at
+      from w cross join lateral (
+        select s.record_id, s.created_at from search_terms s
+        where s.campaign_id = p_campaign and s.list = w.list and s.term = w.term collate "C"
+        order by s.created_at desc, s.record_id collate "C" desc limit w.k) s
+    ), cut as (
+      select d.created_at from (select distinct f.record_id collate "C" as id, f.created_at from first f) d
+      order by d.created_at desc, d.id desc offset v_need - 1 limit 1
+    ), more as (
+      select f.term, f.list from first f group by f.term, f.list, f.n, f.k
+      having f.k < f.n and min(f.created_at) >= coalesce((select c.created_at from cut c), '-infinity')
+    ), rest as (
+      select s.record_id, s.created_at
+      from more m cross join lateral (
+        select s.record_id, s.created_at from search_terms s
+        where s.campaign_id = p_campaign and s.list = m.list and s.term = m.term collate "C"
+          and s.created_at >= coalesce((select c.created_at from cut c), '-infinity')
+        order by s.created_at desc, s.record_id collate "C" desc limit v_need) s
+    )
     select p.id, p.at, v_sum - v_extra
-    from (select s.record_id collate "C" as id, max(s.created_at) as at
-          from unnest(v_terms, v_term_lists) w(term, list)
-          cross join lateral (
-            select s.record_id, s.created_at from search_terms s
-            where s.campaign_id = p_campaign and s.list = w.list and s.term = w.term collate "C"
-            order by s.created_at desc, s.record_id collate "C" desc
-            limit p_offset + p_size) s
+    from (select e.record_id collate "C" as id, max(e.created_at) as at
+          from (select f.record_id, f.created_at from first f union all select r.record_id, r.created_at from rest r) e
           group by 1) p
     order by p.at desc, p.id desc limit p_size offset p_offset;
 end $$;

@@ -92,6 +92,17 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     expect(await drift(campaign)).toEqual([]);
   });
 
+  test("a word whose records are all newer than another's fills the page from it alone", async () => {
+    // Each word's first share of a page is by its part of the matches (half each here); the page
+    // needs more of the newer word than that share.
+    const campaign = await newCampaign("Skewed");
+    for (let i = 1; i <= 12; i++) await store.characters.insert(character(campaign, `Bexqi ${i}`, [], i));
+    for (let i = 1; i <= 12; i++) await store.characters.insert(character(campaign, `Avexqo ${i}`, [], 1000 + i));
+    const newest = [...Array.from({ length: 12 }, (_, i) => `Avexqo ${12 - i}`), ...Array.from({ length: 12 }, (_, i) => `Bexqi ${12 - i}`)];
+    for (const size of [5, 7, 13])
+      expect({ size, ...(await allPages(campaign, "exq", size)) }).toEqual({ size, names: newest, totals: [24] });
+  });
+
   test("counters and overlaps follow renames, approval changes, deletes and the campaign's deletion", async () => {
     const campaign = await newCampaign("Changing");
     const a = character(campaign, "Vexqua Avexquar", [], 1);
