@@ -10,20 +10,37 @@
 --     hold the query's, and its words there say how many of them hold it. Exact for queries of 3
 --     letters or more; shorter ones keep the grouped count (their trigram lookup reads the whole
 --     vocabulary index anyway).
---   * page = from each matched word's newest records (a new index in that order): first its share
---     of the page (page end × its records / all, plus one), then, only for the words whose share
---     reached back to the page's last record as far as the shares show it, on down to it. About
---     one index descent per word and the page's end in entries, however many records hold them
---     (the same page as every match sorted: see the function).
+--   * page = from the matched words' newest records: each vocabulary row also keeps its word's 4
+--     newest records (id and creation time), so the page's first candidates come with the word
+--     lookup, no index read per word. A record of the page is among its word's page-end newest;
+--     the page's last record among the candidates is no newer than the real one, so only a word
+--     whose 4 reach back to it (and that has more) can hold more of the page, and only those words
+--     are read on in a new index in page order, down to it. (Fewer candidates than the page's end,
+--     a deep page: the words with more than 4 are read to their page-end newest.) The same page as
+--     every match sorted, for the word lookup and a few entries instead of every match.
 
--- Records holding each word (the list's records with this term in search_terms).
-alter table search_vocabulary add column n int not null default 0;
-update search_vocabulary v set n = c.n
-from (select campaign_id, list, term, count(*)::int as n from search_terms group by 1, 2, 3) c
-where v.campaign_id = c.campaign_id and v.list = c.list and v.term = c.term;
+-- Records holding each word (the list's records with this term in search_terms), and the newest 4
+-- of them, newest first (ties by id in the "C" collation, as the page is ordered).
+-- Room on each page, so the rewrite of a word's row on each write stays on its page (no new
+-- trigram index entries).
+alter table search_vocabulary set (fillfactor = 70);
+alter table search_vocabulary add column n int not null default 0,
+  add column recent_ids text[] not null default '{}', add column recent_at timestamptz[] not null default '{}';
+update search_vocabulary v set n = (select count(*)::int from search_terms s where s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term);
 
 -- Each word's records newest first (ties by id in the "C" collation, as the page is ordered).
 create index search_terms_newest on search_terms (campaign_id, list, term, created_at desc, record_id collate "C" desc);
+
+-- A word's 4 newest records, from that index (the trigger refills the words a statement touched).
+update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
+from search_vocabulary t
+    cross join lateral (
+      select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
+             coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
+      from (select s.record_id, s.created_at from search_terms s
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
+where t.n > 0 and v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
 
 create table search_word_overlaps (
   campaign_id text not null,
@@ -43,9 +60,11 @@ create function search_word_overlap(p_vector tsvector, out terms text[], out sha
         group by g.g having count(*) > 1) s
 $$;
 
--- search_terms_track (0025) also keeps the counters and the overlaps. Counter changes are one upsert
--- per statement in key order (two writers wait for each other in the same order); the counts are
--- those of the search_terms rows the statement really inserted, and of the rows it deleted.
+-- search_terms_track (0025) also keeps the counters, the newest records and the overlaps. Counter
+-- changes are one upsert per statement in key order (two writers wait for each other in the same
+-- order); the counts are those of the search_terms rows the statement really inserted, and of the
+-- rows it deleted. Then the words the statement touched get their newest records again from the
+-- index (their rows are already locked by the upsert; a statement of its own, which sees its writes).
 create or replace function search_terms_track() returns trigger language plpgsql as $$
 begin
   if TG_OP = 'DELETE' then
@@ -61,6 +80,15 @@ begin
     delete from search_word_overlaps x
     using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id from old_rows t) o
     where x.campaign_id = o.campaign_id and x.list = o.list and x.record_id = o.id;
+    update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
+    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, w.lexeme as term from old_rows t, unnest(t.search_vector) w) t
+    cross join lateral (
+      select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
+             coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
+      from (select s.record_id, s.created_at from search_terms s
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
   elsif TG_OP = 'INSERT' then
     with added as (
       select n.campaign_id, n.list, w.lexeme as term, n.id as record_id, n.created_at
@@ -78,6 +106,15 @@ begin
     from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n, search_word_overlap(n.search_vector) o
     where o.shared is not null
     on conflict do nothing;
+    update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
+    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, w.lexeme as term from new_rows t, unnest(t.search_vector) w) t
+    cross join lateral (
+      select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
+             coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
+      from (select s.record_id, s.created_at from search_terms s
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
   else
     -- The changed records (words, list or campaign): their old words out, their new words in. Two
     -- statements for search_terms (within one, an insert would not see the delete's work); the
@@ -116,6 +153,25 @@ begin
     insert into search_vocabulary as v (campaign_id, list, term, n)
     select campaign_id, list, term, sum(d)::int from moved group by 1, 2, 3 order by 1, 2, 3
     on conflict (campaign_id, list, term) do update set n = v.n + excluded.n;
+    update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
+    from (select o.campaign_id, o.list, w.lexeme as term
+          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
+               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+                 on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector),
+               unnest(o.search_vector) w
+          union
+          select n.campaign_id, n.list, w.lexeme
+          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
+               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+                 on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector),
+               unnest(n.search_vector) w) t
+    cross join lateral (
+      select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
+             coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
+      from (select s.record_id, s.created_at from search_terms s
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
   end if;
   return null;
 end $$;
@@ -138,13 +194,8 @@ language plpgsql stable rows 20 set plan_cache_mode = force_generic_plan set ena
 declare
   v_like text := '%' || p_word || '%';
   v_lists text[] := string_to_array(p_lists, ',');
-  v_pieces text[];
-  v_terms text[];
-  v_term_lists text[];
-  v_counts int[];
-  v_sum int;
   v_need int := p_offset + p_size;
-  v_extra int;
+  v_pieces text[];
 begin
   if length(p_word) < 3 then
     -- No 3-letter piece to find the overlaps by: every entry grouped and counted (0026's statement).
@@ -157,50 +208,38 @@ begin
       order by m.at desc, m.id desc limit p_size offset p_offset;
     return;
   end if;
-  -- The campaign's words that hold the query and some record holds, with their record counts.
-  select array_agg(v.term), array_agg(v.list), array_agg(v.n), coalesce(sum(v.n), 0)::int into v_terms, v_term_lists, v_counts, v_sum
-  from search_vocabulary v
-  where v.campaign_id || '' = p_campaign and v.list = any (v_lists) and v.term like v_like and v.n > 0;
-  if v_sum = 0 then return; end if;
-  -- Records that hold k > 1 of those words were counted k times.
   v_pieces := array(select distinct substr(p_word, i, 3) from generate_series(1, length(p_word) - 2) i);
-  select coalesce(sum(m.k - 1), 0)::int into v_extra
-  from (select (select count(*) from unnest(o.terms) t where t like v_like) as k
-        from search_word_overlaps o
-        where o.campaign_id || '' = p_campaign and o.list = any (v_lists) and o.shared @> v_pieces) m
-  where m.k > 1;
-  if p_offset >= v_sum - v_extra then return; end if;
-  -- The page: a record of it is among its word's offset + size newest (fewer records of that word
-  -- are newer than it). First each word's share of them (its part of the matches, and one more);
-  -- the page's last record among what that found is no newer than the real one, so only the words
-  -- whose share reached back to it can hold more of the page: those are read on, down to it. When
-  -- the shares hold fewer records than the page's end, the words not read to their end are read to
-  -- their offset + size newest.
   return query
-    with w as (
-      select t.term, t.list, t.n, least(t.n, v_need, (v_need::bigint * t.n + v_sum - 1) / v_sum + 1) as k
-      from unnest(v_terms, v_term_lists, v_counts) t(term, list, n)
+    with w as materialized (
+      -- The campaign's words that hold the query and some record holds: their record counts and newest records.
+      select v.term, v.list, v.n, v.recent_ids, v.recent_at from search_vocabulary v
+      where v.campaign_id || '' = p_campaign and v.list = any (v_lists) and v.term like v_like and v.n > 0
+    ), total as materialized (
+      -- Records that hold k > 1 of those words were counted k times.
+      select (select sum(w.n) from w)::int - coalesce((
+        select sum(m.k - 1) from (
+          select (select count(*) from unnest(o.terms) t where t like v_like) as k
+          from search_word_overlaps o
+          where o.campaign_id || '' = p_campaign and o.list = any (v_lists) and o.shared @> v_pieces) m
+        where m.k > 1), 0)::int as n
     ), first as (
-      select w.term, w.list, w.n, w.k, s.record_id, s.created_at
+      select r.record_id, r.created_at from w cross join lateral unnest(w.recent_ids, w.recent_at) r(record_id, created_at)
+    ), cut as (
+      -- The page's last record among those: no newer than the real one.
+      select d.created_at from (select distinct f.record_id collate "C" as id, f.created_at from first f) d
+      order by d.created_at desc, d.id desc offset v_need - 1 limit 1
+    ), rest as (
+      -- Words with more records than they keep whose oldest kept one is not older than that: read on.
+      select s.record_id, s.created_at
       from w cross join lateral (
         select s.record_id, s.created_at from search_terms s
         where s.campaign_id = p_campaign and s.list = w.list and s.term = w.term collate "C"
-        order by s.created_at desc, s.record_id collate "C" desc limit w.k) s
-    ), cut as (
-      select d.created_at from (select distinct f.record_id collate "C" as id, f.created_at from first f) d
-      order by d.created_at desc, d.id desc offset v_need - 1 limit 1
-    ), more as (
-      select f.term, f.list from first f group by f.term, f.list, f.n, f.k
-      having f.k < f.n and min(f.created_at) >= coalesce((select c.created_at from cut c), '-infinity')
-    ), rest as (
-      select s.record_id, s.created_at
-      from more m cross join lateral (
-        select s.record_id, s.created_at from search_terms s
-        where s.campaign_id = p_campaign and s.list = m.list and s.term = m.term collate "C"
           and s.created_at >= coalesce((select c.created_at from cut c), '-infinity')
         order by s.created_at desc, s.record_id collate "C" desc limit v_need) s
+      where w.n > cardinality(w.recent_ids)
+        and coalesce(w.recent_at[cardinality(w.recent_at)] >= (select c.created_at from cut c), true)
     )
-    select p.id, p.at, v_sum - v_extra
+    select p.id, p.at, (select t.n from total t)
     from (select e.record_id collate "C" as id, max(e.created_at) as at
           from (select f.record_id, f.created_at from first f union all select r.record_id, r.created_at from rest r) e
           group by 1) p
