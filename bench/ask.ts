@@ -8,7 +8,9 @@
 //   bun bench/ask.ts        CRD3_DIR (default ../shared/datasets/crd3), BENCH_POSTGRES_URL (local),
 //                           ASK_BENCH_BACKEND=postgres|pglite, ASK_BENCH_DB=<postgres url of a database
 //                           this bench filled before> to skip the import, BENCH_KEEP_DB=1 to keep it,
-//                           ASK_BENCH_ROUNDS=5 (rounds of every question per concurrent asker)
+//                           ASK_BENCH_ROUNDS=5 (rounds of every question per concurrent asker),
+//                           ASK_BENCH_COPIES=0 (issue 15: that many distractor copies of every episode
+//                           imported after the real ones; 10 gives ~105k passages, see distractorEpisode)
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -20,6 +22,7 @@ import { parseConfig } from "../infra/config.ts";
 import { buildDeps, loadMigrations } from "../infra/container.ts";
 import { buildApp, serviceInfo } from "../infra/service.ts";
 import type { Passage } from "../ports/retrieval.ts";
+import { bandPermutation, distractorEpisode, frequencyBands } from "./ask/distractors.ts";
 import { buildIndex, datasetDir, evaluateBaseline, loadQuestions, loadWindows, type AskQuestion } from "./ask/baseline.ts";
 import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, env, intEnv, RESULTS_DIR, ROOT } from "./lib/env.ts";
@@ -33,6 +36,7 @@ const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/
 const REUSE = process.env.ASK_BENCH_DB?.trim() || null;
 const ROUNDS = intEnv("ASK_BENCH_ROUNDS", 5, 1, 100);
 const CONCURRENCY = 8;
+const COPIES = intEnv("ASK_BENCH_COPIES", 0, 0, 100);
 const CAMPAIGN_TITLE = "Critical Role, campaign 1 (Ask bench)";
 /**
  * Below this best coverage the caller should say "not in the campaign". Chosen by hand after the
@@ -93,6 +97,27 @@ async function main() {
       process.stdout.write(`\rimported ${index + 1}/${episodes.length} (${imports.at(-1)!.seconds} s)   `);
     }
     console.log();
+    // Issue 15: a campaign many times longer, with the same speakers and the same word statistics,
+    // none of whose extra sessions is gold (their titles are not an episode's).
+    if (COPIES > 0) {
+      const texts = episodes.map((file) => readFileSync(join(DATASET, file), "utf8"));
+      const bands = frequencyBands(texts);
+      let done = 0;
+      for (let copy = 1; copy <= COPIES; copy++) {
+        const permutation = bandPermutation(copy);
+        for (const [index, file] of episodes.entries()) {
+          const session = await call("POST", "/internal/v1/sessions", {
+            campaign_id: campaignId,
+            type: "chatVoice",
+            title: `${file.replace(".json", "")} distractor ${copy}`,
+            session_date: new Date(Date.UTC(2016, 2, 12) + (copy * episodes.length + index) * 86_400_000).toISOString(),
+          });
+          await call("POST", `/internal/v1/sessions/${session.id}/transcript?format=crd3`, distractorEpisode(texts[index]!, bands, permutation));
+          process.stdout.write(`\rdistractors ${++done}/${COPIES * episodes.length}   `);
+        }
+      }
+      console.log();
+    }
     // The cast as a game master would enter it: names, aliases, players, speaker links; no descriptions (they would hold answers).
     const cast = JSON.parse(readFileSync(join(ROOT, "bench", "ask", "cast.json"), "utf8")) as { players: CastPlayer[]; guests: CastPlayer[] };
     const speakers = await deps.records.speakers.list(campaignId);
@@ -173,6 +198,7 @@ async function main() {
     backend: BACKEND,
     dataset: DATASET,
     episodes: episodes.length,
+    distractor_copies: COPIES,
     index: size,
     imports: imports.length ? { max_seconds: Math.max(...imports.map((i) => i.seconds)), mean_seconds: round3(imports.reduce((s, i) => s + i.seconds, 0) / imports.length), per_episode: imports } : "reused",
     quality: {
@@ -210,7 +236,7 @@ async function main() {
   if (imports.length) console.log(`import: max ${report.imports === "reused" ? "-" : (report.imports as { max_seconds: number }).max_seconds} s per episode; peak RSS of this process ${report.peak_rss_mb} MB`);
   console.log(`misses@5: ${report.misses.map((m) => m.id).join(" ")}`);
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const out = join(RESULTS_DIR, `ask-${BACKEND}.json`);
+  const out = join(RESULTS_DIR, `ask-${BACKEND}${COPIES ? `-copies${COPIES}` : ""}.json`);
   writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
   console.log(`results: ${out}`);
   await db.close();
