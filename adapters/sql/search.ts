@@ -92,6 +92,10 @@ export async function searchedList(
     ? await wordsContaining(db, columns, alias, plain, words[0]!, page)
     : await rankedPage(db, columns, alias, from(`${text} ilike $${params.length + 1}`), [...params, likePattern(search)], "0", [], page);
   if (substring.total > 0) return substring;
+  if (plain) {
+    const similar = await similarFromVocabulary(db, columns, alias, plain, words, search, page);
+    if (similar.total > 0) return similar;
+  }
   const q = params.length + 1;
   return rankedPage(db, columns, alias, from(`$${q} <% ${text}`), [...params, search], `word_similarity($${q}, ${text})`, [], page);
 }
@@ -142,6 +146,46 @@ async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof ty
   );
   // Past the last page there are no rows to carry the total: the first row of the first page carries it.
   return { rows, total: await totalOf(db, rows, "", params, page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`) };
+}
+
+/** How many of the vocabulary's words nearest to each query word the similar-names step takes. */
+const NEAR_WORDS = 8;
+/** How many records, best scored by their nearest words, the similar-names step checks and ranks. */
+const SIMILAR_CANDIDATES = 50;
+
+/**
+ * Similar names from the campaign's vocabulary, not its records (`search_similar_names`, migration
+ * 0030): per query word, the word itself if the lists hold it, else the lists' NEAR_WORDS words
+ * nearest to it (trigram similarity >= 0.4); the records holding them (`search_terms`), scored by
+ * the sum over query words of their nearest word's similarity; the best SIMILAR_CANDIDATES checked
+ * with `<%` on their text, ranked by that score, then by word similarity. The total counts the
+ * candidates that pass: exact for the set returned, at most SIMILAR_CANDIDATES records. A full `<%`
+ * read trigram posting lists that grow with the campaign; the caller falls back to it when this
+ * finds nothing.
+ */
+async function similarFromVocabulary(
+  db: SqlExecutor,
+  columns: string,
+  alias: keyof typeof SEARCHED,
+  indexed: IndexedLists,
+  words: string[],
+  search: string,
+  page: PageRequest,
+): Promise<Listing<Row>> {
+  const { table } = SEARCHED[alias];
+  const params = [table, indexed.campaignId, listsParam(indexed), words, search];
+  const from = `from search_similar_names($1, $2, $3, $4::text[], $5, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t`;
+  // Ranked by the score, then word similarity: word similarity alone put "Vexlia Radra" (0.611)
+  // before "Vexqualia Radra" (0.600) for "Vexqaulia Radra".
+  const rows = await db.query(
+    `select ${columns}, p.total_count
+     from (select t.record_id as id, t.created_at, t.score, t.similarity, count(*) over ()::int as total_count ${from}
+           order by t.score desc, t.similarity desc, t.created_at desc, t.record_id desc limit $6 offset $7) p
+     join ${table} ${alias} on ${alias}.id = p.id
+     order by p.score desc, p.similarity desc, p.created_at desc, p.id desc`,
+    [...params, page.size, offsetOf(page)],
+  );
+  return { rows, total: await totalOf(db, rows, from, params, page) };
 }
 
 /**
@@ -236,7 +280,29 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
            from search_ranked($1, $3, to_tsquery('simple', $6), websearch_to_tsquery('english', $2), $5, ${CANDIDATES}, $4)`,
           [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
         );
+      const words = queryWords(query);
+      if (!rows.length && words.length)
+        // Titles holding the query (score 1 + word similarity, as before), then similar titles from
+        // the title vocabulary (migration 0030; twice perType candidates per type): scored by how
+        // near their words are to the query's (mean over query words), word similarity breaking
+        // ties, so the misspelt name comes first.
+        rows = await db.query(
+          `select doc_type, doc_id, title, score, body
+           from (
+             select d.*, row_number() over (partition by d.doc_type order by d.score desc, d.similarity desc, d.doc_id) as position
+             from (
+               select c.doc_type, c.doc_id, c.title, c.body, 1 + word_similarity($2, c.title) as score, 0 as similarity
+               from search_titles_containing($1, $3, $6, $5) c
+               union all
+               select t.doc_type, t.doc_id, t.title, t.body, t.near, word_similarity($2, t.title)
+               from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, $4 * 2) t
+             ) d
+           ) ranked
+           where position <= $4 order by doc_type, position`,
+          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16)],
+        );
       if (!rows.length)
+        // Nothing near in the vocabulary: every title by word similarity (the trigram index).
         rows = await db.query(
           ranked(
             // search_similar (migration 0021): the title trigram index on PGlite too, never a table scan.
@@ -246,7 +312,6 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
           [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query)],
         );
       const hits = new Map<string, SearchHit[]>();
-      const words = queryWords(query);
       for (const row of rows) {
         const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: searchSnippet(str(row.body), words), score: Math.round(Number(row.score) * 1000) / 1000 };
         (hits.get(hit.doc_type) ?? hits.set(hit.doc_type, []).get(hit.doc_type)!).push(hit);

@@ -35,14 +35,18 @@ export const ANALYZED: Record<string, string[]> = {
   // 64 entries); with them the list is part of the index range.
   search_terms: ["campaign_id", "list", "term"],
   search_vocabulary: ["campaign_id", "list"],
+  // Cross-type search's title words (0030), read by the similar-titles step's generic plan.
+  search_title_terms: ["campaign_id", "term"],
+  search_title_vocabulary: ["campaign_id"],
 };
 
 /**
- * The tables read by index-only scans: list search totals and substring pages (search_terms), Ask's
+ * The tables read by index-only scans: list search totals, substring pages and similar names
+ * (search_terms), cross-type similar titles (search_title_terms), Ask's
  * postings, counts and passage lengths (ask_terms, ask_counts, ask_passages_by_campaign), a
  * session's number (sessions_by_campaign_date). Only VACUUM marks their pages all-visible.
  */
-export const VACUUMED = ["ask_counts", "ask_passages", "ask_terms", "search_terms", "sessions"];
+export const VACUUMED = ["ask_counts", "ask_passages", "ask_terms", "search_terms", "search_title_terms", "sessions"];
 
 /** Tables under this many pages (~80 kB) are read whole faster than any plan can go wrong. */
 const MIN_PAGES = 10;

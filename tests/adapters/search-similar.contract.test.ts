@@ -1,0 +1,128 @@
+// Issue 15 (migration 0030): list search's similar-names step draws its candidates from the
+// campaign's vocabulary (the words nearest each query word, then their records), so it reads a
+// bounded number of records however many share the query's trigrams; the full `<%` over the
+// campaign is only the fallback when that finds nothing.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import type { RecordStore } from "../../ports/records.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { capturingExecutor } from "../support/plans.ts";
+import { at, campaignRecord, newId } from "../support/records.ts";
+
+// Names built as the bench builds them (few syllables, so every trigram of a name is common).
+const SYLLABLES = ["ka", "ra", "vex", "thor", "dun", "mir", "el", "zan", "gor", "lia", "bran", "qua", "dra", "ix"];
+const RADRAS = 300;
+
+await forEachBackend("similar names from the vocabulary", (backend) => {
+  let db: SqlDatabase;
+  let store: RecordStore;
+  let close: () => Promise<void>;
+  let campaign: string;
+  const names = async (search: string, page = { page: 1, size: 5 }, kind?: "location") => {
+    const { rows, total } = kind
+      ? await store.entities.list(campaign, kind, { search }, page)
+      : await store.characters.list(campaign, { approvedOnly: true, search }, page);
+    return { names: rows.map((r) => String("character_name" in r ? r.character_name : r.name)), total };
+  };
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    store = sqlRecordStore(db);
+    const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "similar@example.test", role: "user", created_at: at() }))!.id;
+    const record = campaignRecord(owner, { title: "Typos" });
+    await store.campaigns.insert(record);
+    campaign = record.id;
+    // RADRAS characters "<word> Radra": each holds the query's second word exactly, and their first
+    // words share trigrams with "vexqaulia"; then the target and two near misses, created last.
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => Array.from({ length: 2 + Math.floor(random() * 2) }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join("");
+    const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+    const made = Array.from({ length: RADRAS }, (_, i) => `${cap(word())} Radra`.replace(/^Vexqualia /, `Vexqualix${i} `));
+    made.push("Vexlia Radra", "Vexqualia Dunmir", "Vexqualia Radra", "Black Thorn", "Underkraghammerholdfast");
+    await db.query(
+      `insert into characters (id, campaign_id, character_name, search_text, created_at)
+       select $1 || '-c' || i, $1, n, lower(n), timestamptz '2026-01-01' + i * interval '1 minute'
+       from unnest($2::text[]) with ordinality t(n, i)`,
+      [campaign, made],
+    );
+    await db.query(
+      `insert into entities (id, campaign_id, kind, name, search_text, created_at)
+       select $1 || '-e' || i, $1, 'location', n, lower(n), timestamptz '2026-01-01' + i * interval '1 minute'
+       from unnest($2::text[]) with ordinality t(n, i)`,
+      [campaign, made],
+    );
+    await db.exec(`analyze characters; analyze entities; analyze search_terms; analyze search_vocabulary`);
+  });
+  afterAll(async () => close?.());
+
+  test("two swapped letters: the misspelt name first, its near misses after, an exact total", async () => {
+    // "vexqaulia" is no word's prefix or substring: only similar names find it.
+    const first = await names("Vexqaulia Radra");
+    expect(first.names.slice(0, 2)).toEqual(["Vexqualia Radra", "Vexlia Radra"]);
+    const all = await names("Vexqaulia Radra", { page: 1, size: 100 });
+    expect(all.total).toBe(all.names.length);
+    expect(first.total).toBe(all.total);
+    // The second page continues the first.
+    expect((await names("Vexqaulia Radra", { page: 2, size: 5 })).names).toEqual(all.names.slice(5, 10));
+    expect((await names("Vexqaulia Radra", { page: 1, size: 5 }, "location")).names.slice(0, 2)).toEqual(["Vexqualia Radra", "Vexlia Radra"]);
+    expect((await names("Vexqualia Dunmri")).names[0]).toBe("Vexqualia Dunmir");
+  });
+
+  test("a compound name is still found, and a word inside a long one through the full similarity fallback", async () => {
+    expect((await names("blackthorn")).names).toEqual(["Black Thorn"]);
+    // "kraghammerx" is too unlike the 23-letter word for the vocabulary's neighbours (similarity
+    // 0.29), but two thirds of its trigrams are in it: only the full `<%` finds it.
+    const { executor, statements } = capturingExecutor(db);
+    const found = await sqlRecordStore(executor as SqlDatabase).characters.list(campaign, { approvedOnly: true, search: "kraghammerx" }, { page: 1, size: 5 });
+    expect({ names: found.rows.map((c) => c.character_name), total: found.total }).toEqual({ names: ["Underkraghammerholdfast"], total: 1 });
+    expect(statements.filter((s) => s.sql.includes("search_similar_names"))).toHaveLength(1);
+    expect(statements.filter((s) => s.sql.includes("<%"))).toHaveLength(1);
+    expect((await names("qqqqzzzz")).total).toBe(0);
+  });
+
+  test(`a typo of a word ${RADRAS} records hold ranks the ${50} best candidates, never the campaign's every match`, async () => {
+    // "radrra": five of its seven trigrams are radra's, so every Radra passes `<%` (the full step
+    // found all of them); the vocabulary step checks the 50 best scored, all equal here.
+    const { executor, statements } = capturingExecutor(db);
+    const found = await sqlRecordStore(executor as SqlDatabase).characters.list(campaign, { approvedOnly: true, search: "radrra" }, { page: 1, size: 100 });
+    expect(found.total).toBe(50);
+    expect(found.rows).toHaveLength(50);
+    expect(found.rows.every((c) => c.character_name.endsWith(" Radra"))).toBe(true);
+    expect(statements.filter((s) => s.sql.includes("<%"))).toHaveLength(0);
+    expect((await names("radrra", { page: 11, size: 5 })).names).toEqual([]);
+    expect((await names("radrra", { page: 11, size: 5 })).total).toBe(50);
+    // The function's settings: every candidate is read by primary key, never a scan of the table.
+    const [config] = await db.query(`select array_to_string(proconfig, ',') as c from pg_proc where proname = 'search_similar_names'`);
+    expect(String(config!.c).split(",").sort()).toEqual([
+      "enable_bitmapscan=off", "enable_hashjoin=off", "enable_mergejoin=off", "enable_seqscan=off", "jit=off", "plan_cache_mode=force_generic_plan",
+    ]);
+  });
+  test("cross-type: a typo finds the misspelt title first per type, a long word through the full fallback, only what the viewer may see", async () => {
+    const doc = (doc_type: string, doc_id: string, title: string, visibility?: { author_id: string; is_public: boolean; shared_with: string[] }) =>
+      store.search.upsert({ campaign_id: campaign, doc_type, doc_id, title, body: "", ...(visibility ? { visibility } : {}) }, at());
+    for (let i = 0; i < 120; i++) await doc("characters", `radra-${i}`, `${["Kavex", "Mirdun", "Vexlia", "Zangor"][i % 4]}${i} Radra`);
+    await doc("characters", "target", "Vexqualia Radra");
+    await doc("characters", "near", "Vexlia Radra");
+    await doc("locations", "place", "Vexqualia Radra Keep");
+    await doc("journals", "hidden", "Vexqualia Radra notes", { author_id: "someone-else", is_public: false, shared_with: [] });
+    await doc("locations", "long", "Underkraghammerholdfast");
+    const search = (q: string, types = ["characters", "locations", "journals"]) => store.search.search(campaign, q, types, 3, "viewer");
+    const hits = await search("Vexqaulia Radra");
+    expect(hits.get("characters")?.map((h) => h.doc_id).slice(0, 2)).toEqual(["target", "near"]);
+    expect(hits.get("locations")?.map((h) => h.doc_id)).toEqual(["place"]);
+    expect(hits.get("journals")).toBeUndefined();
+    expect((await search("kraghammerx")).get("locations")?.map((h) => h.doc_id)).toEqual(["long"]);
+    // The title words follow the documents: renamed, the old title is no longer found; removed, nothing.
+    await doc("characters", "target", "Quillbrook Thane");
+    expect((await search("Quilbrook Thane")).get("characters")?.map((h) => h.doc_id)).toEqual(["target"]);
+    expect((await search("Vexqaulia Radra")).get("characters")?.map((h) => h.doc_id).slice(0, 1)).toEqual(["near"]);
+    await store.search.remove("characters", "target");
+    expect((await search("Quilbrook Thane")).get("characters")).toBeUndefined();
+    const words = (sql: string) => db.query(`select campaign_id, term, doc_type, doc_id from ${sql} order by 1, 2, 3, 4`);
+    expect(await words("search_title_terms")).toEqual(await words("(select distinct d.campaign_id, w.lexeme as term, d.doc_type, d.doc_id from search_documents d, unnest(to_tsvector('simple', d.title)) w) t"));
+  });
+});
