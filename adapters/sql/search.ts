@@ -128,13 +128,15 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
 }
 
 /**
- * Records with a word that holds `word`, newest first: the campaign's words that hold it (trigram
- * index of `search_vocabulary`), then their records from `search_terms` with their creation time,
- * so only the page's rows are read from the table. The page of ids is `search_words_containing`
- * (migration 0026, planned once per connection).
+ * Records with a word that holds `word`, newest first, with their exact number: the campaign's words
+ * that hold it (trigram index of `search_vocabulary`), then each word's newest records from
+ * `search_terms` (only the page's rows are read from the table). The page of ids and the total are
+ * `search_words_containing` (migration 0031: the total from per-word counters less the records
+ * holding two of the words, the page from each word's newest offset + size records; planned once
+ * per connection).
  */
 async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
-  const params = [indexed.campaignId, listsParam(indexed), likePattern(word)];
+  const params = [indexed.campaignId, listsParam(indexed), word];
   const rows = await db.query(
     `select ${columns}, h.total_count
      from search_words_containing($1, $2, $3, $4, $5) h
@@ -142,11 +144,8 @@ async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof ty
      order by h.created_at desc, h.record_id collate "C" desc`,
     [...params, page.size, offsetOf(page)],
   );
-  // Past the last page there are no rows to carry the total: counted (the same words, by record).
-  const hits = `select s.record_id collate "C" as record_id
-    from search_vocabulary v join search_terms s on s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term
-    where v.campaign_id = $1 and v.list = any (string_to_array($2, ',')) and v.term like $3 group by 1`;
-  return { rows, total: await totalOf(db, rows, `from (${hits}) m`, params, page) };
+  // Past the last page there are no rows to carry the total: the first row of the first page carries it.
+  return { rows, total: await totalOf(db, rows, "", params, page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`) };
 }
 
 /** How many of the vocabulary's words nearest to each query word the similar-names step takes. */

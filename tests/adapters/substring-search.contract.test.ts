@@ -1,0 +1,191 @@
+// Issue 15 (migration 0031): list search's substring step takes its total from per-word counters
+// less the records holding two of the matched words, and its page from each word's newest records.
+// Every page and total is checked against what the names hold, worked out here from the names.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
+import type { Character } from "../../domain/characters.ts";
+import type { RecordStore } from "../../ports/records.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+
+type PlanNode = { "Shared Hit Blocks": number; "Shared Read Blocks": number };
+
+await forEachBackend("substring search totals from word counters", (backend) => {
+  let db: SqlDatabase;
+  let store: RecordStore;
+  let close: () => Promise<void>;
+  let owner: string;
+
+  const newCampaign = async (title: string) => {
+    const campaign = campaignRecord(owner, { title });
+    await store.campaigns.insert(campaign);
+    return campaign.id;
+  };
+  const character = (campaignId: string, name: string, aliases: string[], offset: number, approved = true): Character =>
+    characterRecord(campaignId, { character_name: name, character_aliases: aliases, approved, created_at: at(offset) });
+  /** Every page of a search at `size`: the names in the order served and every total seen. */
+  const allPages = async (campaign: string, search: string, size: number, approvedOnly = true) => {
+    const names: string[] = [];
+    const totals = new Set<number>();
+    for (let page = 1; page <= 50; page++) {
+      const { rows, total } = await store.characters.list(campaign, { approvedOnly, search }, { page, size });
+      totals.add(total);
+      if (!rows.length) break;
+      names.push(...rows.map((c) => c.character_name));
+    }
+    return { names, totals: [...totals] };
+  };
+  /** The words' counters and newest records the triggers keep, where they differ from search_terms. */
+  const drift = async (campaign: string) =>
+    db.query(
+      `select v.list, v.term, v.n, v.recent_ids, held.n as held, held.ids as newest
+       from search_vocabulary v
+       cross join lateral (select count(*)::int as n,
+                                  coalesce((array_agg(s.record_id order by s.created_at desc, s.record_id collate "C" desc))[1:4], '{}') as ids
+                           from search_terms s where s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term) held
+       where v.campaign_id = $1 and (v.n <> held.n or v.recent_ids <> held.ids)`,
+      [campaign],
+    );
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    store = sqlRecordStore(db);
+    owner = (await store.users.insert({ id: newId(), name: "Owner", email: "substr@example.test", role: "user", created_at: at() }))!.id;
+  });
+  afterAll(async () => close?.());
+
+  test("a record holding two or three matching words is counted once; pages newest first neither overlap nor skip", async () => {
+    const campaign = await newCampaign("Doubles");
+    // Offsets are creation order (ms); 40 and 41 share one instant, so the id decides between them.
+    const made = [
+      character(campaign, "Vexqua Avexquar", ["Bevexqua"], 10), // three words hold "exqu"
+      character(campaign, "Lorn Vexqua", [], 20),
+      character(campaign, "Avexquar Dunmir", ["Vexqua"], 30), // two
+      character(campaign, "Kara Thorn", ["Avexquar"], 40),
+      character(campaign, "Mira Bevexqua", [], 40),
+      character(campaign, "Zan Gor", [], 50), // none
+      character(campaign, "Sylas Vexqua", [], 60),
+      character(campaign, "Vexqualon Vexqua", [], 70), // two
+      character(campaign, "Bran Ixom", ["Avexquar", "Bevexqua"], 80), // two, both aliases
+      character(campaign, "Rathe Vexqua", [], 90, false), // unapproved
+    ];
+    for (const c of made) await store.characters.insert(c);
+    const holding = (query: string, approvedOnly: boolean) =>
+      made
+        .filter((c) => (!approvedOnly || c.approved) && [c.character_name, ...c.character_aliases].join(" ").toLowerCase().includes(query))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
+        .map((c) => c.character_name);
+    for (const [query, approvedOnly, expected] of [
+      ["exqu", true, ["Bran Ixom", "Vexqualon Vexqua", "Sylas Vexqua", ...(made[4]!.id > made[3]!.id ? ["Mira Bevexqua", "Kara Thorn"] : ["Kara Thorn", "Mira Bevexqua"]), "Avexquar Dunmir", "Lorn Vexqua", "Vexqua Avexquar"]],
+      ["exqu", false, ["Rathe Vexqua", "Bran Ixom", "Vexqualon Vexqua", "Sylas Vexqua", ...(made[4]!.id > made[3]!.id ? ["Mira Bevexqua", "Kara Thorn"] : ["Kara Thorn", "Mira Bevexqua"]), "Avexquar Dunmir", "Lorn Vexqua", "Vexqua Avexquar"]],
+      ["vexquar", true, ["Bran Ixom", "Kara Thorn", "Avexquar Dunmir", "Vexqua Avexquar"]],
+      ["evexqua", true, ["Bran Ixom", "Mira Bevexqua", "Vexqua Avexquar"]],
+    ] as const) {
+      expect(holding(query, approvedOnly)).toEqual([...expected]);
+      for (const size of [1, 2, 3, 20])
+        expect({ query, approvedOnly, size, ...(await allPages(campaign, query, size, approvedOnly)) }).toEqual({ query, approvedOnly, size, names: [...expected], totals: [expected.length] });
+    }
+    // Past the last page: no rows, the total still exact.
+    expect(await store.characters.list(campaign, { approvedOnly: true, search: "exqu" }, { page: 9, size: 2 })).toEqual({ rows: [], total: 8 });
+    // Two letters have no 3-letter piece: counted by grouping the entries, the same answer.
+    expect(await allPages(campaign, "xq", 3)).toEqual({ names: holding("xq", true), totals: [8] });
+    expect(await drift(campaign)).toEqual([]);
+  });
+
+  test("a word whose records are all newer than another's fills the page from it alone", async () => {
+    // Each word's first share of a page is by its part of the matches (half each here); the page
+    // needs more of the newer word than that share.
+    const campaign = await newCampaign("Skewed");
+    for (let i = 1; i <= 12; i++) await store.characters.insert(character(campaign, `Bexqi ${i}`, [], i));
+    for (let i = 1; i <= 12; i++) await store.characters.insert(character(campaign, `Avexqo ${i}`, [], 1000 + i));
+    const newest = [...Array.from({ length: 12 }, (_, i) => `Avexqo ${12 - i}`), ...Array.from({ length: 12 }, (_, i) => `Bexqi ${12 - i}`)];
+    for (const size of [5, 7, 13])
+      expect({ size, ...(await allPages(campaign, "exq", size)) }).toEqual({ size, names: newest, totals: [24] });
+    // The word's newest records kept with it go: deleted, or renamed away (keeping its age).
+    const { rows } = await store.characters.list(campaign, { approvedOnly: true }, { page: 1, size: 50 });
+    const byName = new Map(rows.map((c) => [c.character_name, c]));
+    for (let i = 7; i <= 12; i++) await store.characters.delete(byName.get(`Avexqo ${i}`)!.id);
+    await store.characters.replace({ ...byName.get("Bexqi 12")!, character_name: "Avexqo 0" });
+    const after = [...Array.from({ length: 6 }, (_, i) => `Avexqo ${6 - i}`), "Avexqo 0", ...Array.from({ length: 11 }, (_, i) => `Bexqi ${11 - i}`)];
+    for (const size of [2, 5])
+      expect({ size, ...(await allPages(campaign, "exq", size)) }).toEqual({ size, names: after, totals: [18] });
+    expect(await drift(campaign)).toEqual([]);
+  });
+
+  test("counters and overlaps follow renames, approval changes, deletes and the campaign's deletion", async () => {
+    const campaign = await newCampaign("Changing");
+    const a = character(campaign, "Vexqua Avexquar", [], 1);
+    const b = character(campaign, "Lorn Vexqua", [], 2);
+    const c = character(campaign, "Mira Bevexqua", ["Avexquar"], 3, false);
+    for (const made of [a, b, c]) await store.characters.insert(made);
+    const found = async (search: string, approvedOnly = true) => {
+      const { rows, total } = await store.characters.list(campaign, { approvedOnly, search }, { page: 1, size: 1 });
+      return { first: rows[0]?.character_name ?? null, total };
+    };
+    expect(await found("exqu")).toEqual({ first: "Lorn Vexqua", total: 2 });
+    expect(await found("exqu", false)).toEqual({ first: "Mira Bevexqua", total: 3 });
+
+    // A loses one of its two matching words, C is approved (moves list), B loses its only one.
+    await store.characters.replace({ ...a, character_name: "Vexqua Dunmir" });
+    await store.characters.replace({ ...c, approved: true });
+    await store.characters.replace({ ...b, character_name: "Lorn Thorn" });
+    expect(await found("exqu")).toEqual({ first: "Mira Bevexqua", total: 2 });
+    expect(await found("exqu", false)).toEqual({ first: "Mira Bevexqua", total: 2 });
+    expect(await found("vexquar")).toEqual({ first: "Mira Bevexqua", total: 1 });
+    // A gains the word back in an alias: two words again, one record.
+    await store.characters.replace({ ...a, character_name: "Vexqua Dunmir", character_aliases: ["Avexquar"] });
+    expect(await found("exqu")).toEqual({ first: "Mira Bevexqua", total: 2 });
+    expect(await found("vexquar")).toEqual({ first: "Mira Bevexqua", total: 2 });
+    expect(await drift(campaign)).toEqual([]);
+    const overlapRows = async () =>
+      (await db.query(`select record_id, terms, shared from search_word_overlaps where campaign_id = $1`, [campaign]))
+        .map((r) => [String(r.record_id), [...(r.terms as string[])], [...(r.shared as string[])]] as const)
+        .sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    const expectedOverlaps = [
+      [a.id, ["avexquar", "vexqua"], ["exq", "qua", "vex", "xqu"]],
+      [b.id, ["lorn", "thorn"], ["orn"]],
+      [c.id, ["avexquar", "bevexqua"], ["exq", "qua", "vex", "xqu"]],
+    ] as const;
+    expect(await overlapRows()).toEqual([...expectedOverlaps].sort((x, y) => (x[0] < y[0] ? -1 : 1)));
+
+    await store.characters.delete(c.id);
+    expect(await found("exqu")).toEqual({ first: "Vexqua Dunmir", total: 1 });
+    expect(await drift(campaign)).toEqual([]);
+    expect(await store.campaigns.delete(campaign)).toBe(true);
+    expect(await db.query(`select 1 from search_word_overlaps where campaign_id = $1`, [campaign])).toEqual([]);
+    expect(await db.query(`select term, n from search_vocabulary where campaign_id = $1 and n <> 0`, [campaign])).toEqual([]);
+  });
+
+  test("a first page among 3,000 records holding the word reads a few index pages, not every entry", async () => {
+    const campaign = await newCampaign("Many");
+    // Every record holds "avexqa"; every tenth also "bexqo" (two matching words); created a minute apart.
+    await db.query(
+      `insert into characters (id, campaign_id, character_name, character_aliases, search_text, created_at)
+       select $1 || '-' || lpad(i::text, 5, '0'), $1, 'Avexqa ' || i, case when i % 10 = 0 then '["Bexqo"]'::jsonb else '[]'::jsonb end,
+              'avexqa ' || i || case when i % 10 = 0 then ' bexqo' else '' end, timestamptz '2026-01-01' + i * interval '1 minute'
+       from generate_series(1, 3000) i`,
+      [campaign],
+    );
+    // As the worker's passes leave them: index-only reads need the visibility map; the words' rows were rewritten by the insert.
+    await db.exec(`vacuum analyze search_terms, search_vocabulary`);
+    const { rows, total } = await store.characters.list(campaign, { approvedOnly: true, search: "exq" }, { page: 1, size: 5 });
+    expect({ names: rows.map((c) => c.character_name), total }).toEqual({ names: ["Avexqa 3000", "Avexqa 2999", "Avexqa 2998", "Avexqa 2997", "Avexqa 2996"], total: 3000 });
+    const page3 = await store.characters.list(campaign, { approvedOnly: true, search: "exq" }, { page: 3, size: 5 });
+    expect(page3.rows.map((c) => c.character_name)).toEqual(["Avexqa 2990", "Avexqa 2989", "Avexqa 2988", "Avexqa 2987", "Avexqa 2986"]);
+    expect((await store.characters.list(campaign, { approvedOnly: true, search: "exqo" }, { page: 1, size: 2 })).total).toBe(300);
+
+    const sql = `select * from search_words_containing($1, 'characters', 'exq', 5, 0)`;
+    await db.query(sql, [campaign]);
+    const [row] = await db.query(`explain (analyze, buffers, format json) ${sql}`, [campaign]);
+    const value = Object.values(row!)[0];
+    const plan = ((typeof value === "string" ? JSON.parse(value) : value) as { Plan: PlanNode }[])[0]!.Plan;
+    // The index holds 9,300 entries of this campaign (its words and numbers); the two words' 3,300
+    // alone fill over 40 of its pages, which reading every match (the grouped count) would visit.
+    const pages = Number((await db.query(`select pg_relation_size('search_terms_newest') / 8192 as pages`))[0]!.pages);
+    expect(pages).toBeGreaterThan(120);
+    expect(plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]).toBeLessThanOrEqual(30);
+  });
+});
