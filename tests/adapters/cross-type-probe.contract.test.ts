@@ -64,3 +64,54 @@ await forEachBackend("cross-type search, the probe's quota by type size", (backe
     expect(await page(campaignId)).toEqual(["small0600", "small0000", "small0004", "small0008", "small0012", "small0016", "small0020", "small0024", "small0028", "small0032"]);
   }, 60_000);
 });
+
+// Issue 15 (migration 0032_search_title_once): the title index is asked once for every type's title
+// matches while they are at most p_n in all; past that, once per type as before. Counted with the
+// transaction's index scan counter of the title index; the answers are the same either way.
+await forEachBackend("cross-type search, the title stage", (backend) => {
+  let db: SqlDatabase;
+  let store: RecordStore;
+  let close: () => Promise<void>;
+  let campaignId: string;
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    db = opened.db;
+    close = opened.close;
+    store = sqlRecordStore(db);
+    const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "titles@example.test", role: "user", created_at: at() }))!.id;
+    const campaign = campaignRecord(owner, { title: "Titles" });
+    await store.campaigns.insert(campaign);
+    campaignId = campaign.id;
+    const doc = (doc_type: string, doc_id: string, title: string) => store.search.upsert({ campaign_id: campaignId, doc_type, doc_id, title, body: "" }, at());
+    for (let i = 0; i < 5; i++) await doc("characters", `t-c${i}`, `Radrabel ${i}`);
+    await doc("items", "t-i0", "Radra's lamp");
+    await doc("items", "t-i1", "Lamp of Radrael");
+    await doc("locations", "t-l0", "Quiet road");
+  });
+  afterAll(async () => close?.());
+
+  /** search_ranked with p_n candidates per type: its hits (type:id) and how many scans the title index made. */
+  const ranked = (candidates: number) =>
+    db.transaction(async (tx) => {
+      // The counter holds this backend's scans not yet reported, earlier transactions' included: the difference.
+      const scanned = async () => (await tx.query(`select pg_stat_get_xact_numscans('search_documents_title_fts'::regclass)::int as n`))[0]!.n as number;
+      const before = await scanned();
+      const rows = await tx.query(
+        `select doc_type, doc_id from search_ranked($1, 'characters,items,locations', to_tsquery('simple', 'radra:*'), websearch_to_tsquery('english', 'radra'), 'nobody', $2, 10)`,
+        [campaignId, candidates],
+      );
+      return { hits: rows.map((r) => `${r.doc_type}:${r.doc_id}`), scans: (await scanned()) - before };
+    });
+
+  test("7 title matches, 10 candidates a type: one scan of the title index for the three types, every match ranked", async () => {
+    expect(await ranked(10)).toEqual({
+      hits: ["characters:t-c0", "characters:t-c1", "characters:t-c2", "characters:t-c3", "characters:t-c4", "items:t-i0", "items:t-i1"],
+      scans: 1,
+    });
+  });
+
+  test("7 title matches, 3 candidates a type: the one scan stops past 3, then one per type, each type's first 3", async () => {
+    expect(await ranked(3)).toEqual({ hits: ["characters:t-c0", "characters:t-c1", "characters:t-c2", "items:t-i0", "items:t-i1"], scans: 4 });
+  });
+});
