@@ -125,6 +125,17 @@ await forEachBackend("similar names from the vocabulary", (backend) => {
     const words = (sql: string) => db.query(`select campaign_id, term, doc_type, doc_id from ${sql} order by 1, 2, 3, 4`);
     expect(await words("search_title_terms")).toEqual(await words("(select distinct d.campaign_id, w.lexeme as term, d.doc_type, d.doc_id from search_documents d, unnest(to_tsvector('simple', d.title)) w) t"));
   });
+  test("a deleted campaign's list words and list vocabulary go with it", async () => {
+    const owner = (await store.users.insert({ id: newId(), name: "Leaving too", email: "leaving.lists@example.test", role: "user", created_at: at() }))!.id;
+    const gone = campaignRecord(owner, { title: "Gone too" });
+    await store.campaigns.insert(gone);
+    await db.query(`insert into characters (id, campaign_id, character_name, search_text, created_at) values ($1 || '-c', $1, 'Zorvaxian Quellmoor', 'zorvaxian quellmoor', now())`, [gone.id]);
+    const rows = async () => Number((await db.query(
+      `select (select count(*) from search_terms where campaign_id = $1) + (select count(*) from search_vocabulary where campaign_id = $1) as n`, [gone.id]))[0]!.n);
+    expect(await rows()).toBe(4);
+    await store.campaigns.delete(gone.id);
+    expect(await rows()).toBe(0);
+  });
   test("a deleted campaign's title words and title vocabulary go with it", async () => {
     const owner = (await store.users.insert({ id: newId(), name: "Leaving", email: "leaving@example.test", role: "user", created_at: at() }))!.id;
     const gone = campaignRecord(owner, { title: "Gone" });
