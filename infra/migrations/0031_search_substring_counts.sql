@@ -38,7 +38,7 @@ from search_vocabulary t
       select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
              coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
       from (select s.record_id, s.created_at from search_terms s
-            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term collate "C"
             order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
 where t.n > 0 and v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
 
@@ -65,12 +65,16 @@ $$;
 -- order); the counts are those of the search_terms rows the statement really inserted, and of the
 -- rows it deleted. Then the words the statement touched get their newest records again from the
 -- index (their rows are already locked by the upsert; a statement of its own, which sees its writes).
+-- A record's list is taken in the default collation: search_list's result takes its first
+-- argument's, and TG_TABLE_NAME is a name ("C"), so 0025's `s.list = o.list` compared in "C" and
+-- the primary key (list in the default collation) could not serve it: its delete and update read
+-- search_terms whole (one character's delete: 110-310 ms at 10k, a sequential scan).
 create or replace function search_terms_track() returns trigger language plpgsql as $$
 begin
   if TG_OP = 'DELETE' then
     with gone as (
       delete from search_terms s
-      using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o, unnest(o.search_vector) w
+      using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o, unnest(o.search_vector) w
       where s.campaign_id = o.campaign_id and s.list = o.list and s.term = w.lexeme and s.record_id = o.id
       returning s.campaign_id, s.list, s.term
     )
@@ -78,21 +82,21 @@ begin
     select campaign_id, list, term, -count(*)::int from gone group by 1, 2, 3 order by 1, 2, 3
     on conflict (campaign_id, list, term) do update set n = v.n + excluded.n;
     delete from search_word_overlaps x
-    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id from old_rows t) o
+    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id from old_rows t) o
     where x.campaign_id = o.campaign_id and x.list = o.list and x.record_id = o.id;
     update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
-    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, w.lexeme as term from old_rows t, unnest(t.search_vector) w) t
+    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, w.lexeme as term from old_rows t, unnest(t.search_vector) w) t
     cross join lateral (
       select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
              coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
       from (select s.record_id, s.created_at from search_terms s
-            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term collate "C"
             order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
-    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term collate "C";
   elsif TG_OP = 'INSERT' then
     with added as (
       select n.campaign_id, n.list, w.lexeme as term, n.id as record_id, n.created_at
-      from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.created_at, t.search_vector from new_rows t) n, unnest(n.search_vector) w
+      from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.created_at, t.search_vector from new_rows t) n, unnest(n.search_vector) w
     ), terms as (
       insert into search_terms (campaign_id, list, term, record_id, created_at)
       select campaign_id, list, term, record_id, created_at from added on conflict do nothing
@@ -103,38 +107,38 @@ begin
     on conflict (campaign_id, list, term) do update set n = v.n + excluded.n;
     insert into search_word_overlaps (campaign_id, list, record_id, terms, shared)
     select n.campaign_id, n.list, n.id, o.terms, o.shared
-    from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n, search_word_overlap(n.search_vector) o
+    from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from new_rows t) n, search_word_overlap(n.search_vector) o
     where o.shared is not null
     on conflict do nothing;
     update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
-    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, w.lexeme as term from new_rows t, unnest(t.search_vector) w) t
+    from (select distinct t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, w.lexeme as term from new_rows t, unnest(t.search_vector) w) t
     cross join lateral (
       select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
              coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
       from (select s.record_id, s.created_at from search_terms s
-            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term collate "C"
             order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
-    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term collate "C";
   else
     -- The changed records (words, list or campaign): their old words out, their new words in. Two
     -- statements for search_terms (within one, an insert would not see the delete's work); the
     -- counters move once, in the second, by the old words removed and the new words added.
     delete from search_terms s
-    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
-          join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o
+          join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from new_rows t) n
             on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector),
           unnest(o.search_vector) w
     where s.campaign_id = o.campaign_id and s.list = o.list and s.term = w.lexeme and s.record_id = o.id;
     delete from search_word_overlaps x
-    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
-          join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+    using (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o
+          join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from new_rows t) n
             on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector)
     where x.campaign_id = o.campaign_id and x.list = o.list and x.record_id = o.id;
     with changed as (
       select o.campaign_id as old_campaign, o.list as old_list, o.search_vector as old_vector,
              n.campaign_id, n.list, n.id, n.created_at, n.search_vector
-      from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
-           join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.created_at, t.search_vector from new_rows t) n
+      from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o
+           join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.created_at, t.search_vector from new_rows t) n
              on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector)
     ), terms as (
       insert into search_terms (campaign_id, list, term, record_id, created_at)
@@ -155,23 +159,23 @@ begin
     on conflict (campaign_id, list, term) do update set n = v.n + excluded.n;
     update search_vocabulary v set recent_ids = r.ids, recent_at = r.ats
     from (select o.campaign_id, o.list, w.lexeme as term
-          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
-               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o
+               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from new_rows t) n
                  on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector),
                unnest(o.search_vector) w
           union
           select n.campaign_id, n.list, w.lexeme
-          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from old_rows t) o
-               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) as list, t.id, t.search_vector from new_rows t) n
+          from (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from old_rows t) o
+               join (select t.campaign_id, search_list(TG_TABLE_NAME, to_jsonb(t)) collate "default" as list, t.id, t.search_vector from new_rows t) n
                  on n.id = o.id and (o.campaign_id <> n.campaign_id or o.list <> n.list or o.search_vector <> n.search_vector),
                unnest(n.search_vector) w) t
     cross join lateral (
       select coalesce(array_agg(x.record_id order by x.created_at desc, x.record_id collate "C" desc), '{}') as ids,
              coalesce(array_agg(x.created_at order by x.created_at desc, x.record_id collate "C" desc), '{}') as ats
       from (select s.record_id, s.created_at from search_terms s
-            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term
+            where s.campaign_id = t.campaign_id and s.list = t.list and s.term = t.term collate "C"
             order by s.created_at desc, s.record_id collate "C" desc limit 4) x) r
-    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term;
+    where v.campaign_id = t.campaign_id and v.list = t.list and v.term = t.term collate "C";
   end if;
   return null;
 end $$;
