@@ -268,7 +268,14 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               union all
               select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
                 join ask_terms t on t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id
-              where i.common),
+              where i.common and $12::int is null
+              union all
+              -- At most $12 candidates: each probed by (campaign, word, passage); the planner, which
+              -- cannot know how few they are, would read the common words' whole lists.
+              select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
+                cross join lateral (select t.passage_id, t.term, t.tf, t.len from ask_terms t
+                                    where t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id offset 0) t
+              where i.common and $12::int is not null),
             total as (select greatest(sum(w), 1e-6) as w from idf),
             scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
