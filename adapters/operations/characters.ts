@@ -85,7 +85,7 @@ export const CharacterListQuery = Type.Object({
 const character = plainRows({ name: "Character", tag: "Characters", record: "characters", readScope: "characters_read" });
 export const characterOperations = defineOperations({ publishedAt: 30 }, [
   character.list({
-    description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings, and lists the exact name first, then names starting with the query in name order, then other matches newest first; when no word starts with it, names holding it (newest first), and only when none, similar names (most similar first); fields=card returns only id, character_name, type and image. ${WIKILINKS_SYNCED}`,
+    description: `Lists a campaign's characters (PCs, NPCs, others), newest first. search matches name, aliases, player and type, tolerating misspellings, and lists the exact name first, then names starting with the query in name order, then other matches newest first; when no word starts with it, names holding it (newest first), and only when none, similar names (most similar first: the 50 nearest to its words, or when none is near, every name within trigram similarity); fields=card returns only id, character_name, type and image. ${WIKILINKS_SYNCED}`,
     campaign: byQueryCampaign,
     input: { query: CharacterListQuery },
     output: PageOf(Type.Union([Character, CharacterCard]), "CharacterPage"),

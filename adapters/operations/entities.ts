@@ -80,7 +80,7 @@ const entityRows = (kind: EntityKind): Operation[] => {
   const rows = plainRows({ name: noun, tag: `${noun}s`, record: ENTITY_RECORDS[kind], readScope: "worlds_read" });
   return [
     rows.list({
-      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query in name order, then other matches newest first; when no word starts with it, names holding it (newest first), and only when none, similar names (most similar first); fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
+      description: `Lists a campaign's ${plural}, newest first. search matches name, aliases and type, tolerating misspellings, and lists the exact name first, then names starting with the query in name order, then other matches newest first; when no word starts with it, names holding it (newest first), and only when none, similar names (most similar first: the 50 nearest to its words, or when none is near, every name within trigram similarity); fields=card returns id, name, type and image.${hierarchy} ${WIKILINKS_SYNCED}`,
       campaign: byQueryCampaign,
       input: { query: EntityListQuery },
       output: PageOf(Type.Union([schemas.output, EntityCard]), `${noun}Page`),

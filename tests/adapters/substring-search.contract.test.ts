@@ -187,5 +187,19 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     const pages = Number((await db.query(`select pg_relation_size('search_terms_newest') / 8192 as pages`))[0]!.pages);
     expect(pages).toBeGreaterThan(120);
     expect(plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]).toBeLessThanOrEqual(30);
+
+    // A record's delete and rename find its words by primary key: before 0031 the trigger compared
+    // the list in "C" (TG_TABLE_NAME's collation) against the key's default collation and read
+    // search_terms whole (where the database's collation is not C: this PostgreSQL's C.UTF-8; PGlite's
+    // is C). Counted in the writing transaction (pg_stat_xact_*: no flush to wait for).
+    const scans = async (tx: { query: SqlDatabase["query"] }) =>
+      Number((await tx.query(`select seq_scan from pg_stat_xact_user_tables where relname = 'search_terms'`))[0]!.seq_scan);
+    await db.transaction(async (tx) => {
+      const before = await scans(tx);
+      await tx.query(`delete from characters where id = $1`, [`${campaign}-02000`]);
+      await tx.query(`update characters set character_name = 'Renamed', search_text = 'renamed' where id = $1`, [`${campaign}-01000`]);
+      expect((await scans(tx)) - before).toBe(0);
+    });
+    expect((await store.characters.list(campaign, { approvedOnly: true, search: "exq" }, { page: 1, size: 1 })).total).toBe(2998);
   });
 });
