@@ -134,11 +134,6 @@ export interface RetrieverOptions {
   denseCandidates?: number;
   /** Candidates BM25 hands to the second stage. */
   candidates?: number;
-  /**
-   * Passages the rarer words score best that the common words are then looked up for; null: every
-   * passage holding a rarer word (the next pass when the bound of this one fails).
-   */
-  rerank?: number | null;
   /** Ranking weights (tuned on bench/ask); the defaults are what the benchmark recorded. */
   weights?: Partial<typeof WEIGHTS>;
 }
@@ -200,7 +195,6 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
 
 export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: RetrieverOptions = {}): Retriever {
   const candidates = options.candidates ?? 30;
-  const rerank = options.rerank === undefined ? 1000 : options.rerank;
   const denseCandidates = options.denseCandidates ?? 30;
   const embedder = options.embedder ?? null;
   const weights = { ...WEIGHTS, ...options.weights };
@@ -213,20 +207,14 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
     })());
 
   async function lexical(query: RetrievalQuery, a: Analysis, denseIds: string[] = []): Promise<Row[]> {
-    // Cheapest first; a pass is kept only when its bound proves its top `candidates` are the exact
-    // BM25 top (no passage it left out could score above its last one), so every pass answers alike.
-    const passes: [number, number | null][] = [[weights.commonShare, rerank], [weights.commonShare, null]];
-    for (const [share, limit] of rerank === null ? passes.slice(1) : passes) {
-      const rows = await lexicalPass(query, a, denseIds, share, limit);
-      const [first] = rows;
-      const exact = first && (Number(first.common_bound) === 0 || (Number(first.scored_n) >= candidates && Number(first.last_score) >= Number(first.common_bound)));
-      if (exact || !a.terms.length) return rows;
-    }
-    // Every posting of every word is read, as before two stages (a share of 1: no word is common).
-    return lexicalPass(query, a, denseIds, 1, null);
+    const rows = await lexicalPass(query, a, denseIds, weights.commonShare);
+    const [first] = rows;
+    const exact = first && (Number(first.common_bound) === 0 || (Number(first.scored_n) >= candidates && Number(first.last_score) >= Number(first.common_bound)));
+    // Otherwise every posting of every word is read, as before two stages (a share of 1: no word is common).
+    return exact || !a.terms.length ? rows : lexicalPass(query, a, denseIds, 1);
   }
 
-  async function lexicalPass(query: RetrievalQuery, a: Analysis, denseIds: string[], commonShare: number, limit: number | null): Promise<Row[]> {
+  async function lexicalPass(query: RetrievalQuery, a: Analysis, denseIds: string[], commonShare: number): Promise<Row[]> {
     if (!a.terms.length && !a.hintedSessions.length && !denseIds.length) return [];
     const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
     // Passages the asker may not read never reach the scoring: other users' private journal
@@ -255,27 +243,13 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
             rare as (
               select t.passage_id, t.term, t.tf, t.len from ask_terms t join idf i on t.term = i.term
               where t.campaign_id = $1 and not i.common and not exists (select 1 from blocked b where b.id = t.passage_id)),
-            -- The rarer words' share of each passage's score; the common words are looked up for the $12
-            -- best only (null: all). A passage left out scores at most the best left out's share plus
-            -- the common words' bound (added to the bound below).
-            partial as (
-              select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score
-              from rare h join idf i using (term) cross join stats st group by h.passage_id),
-            cand as (select passage_id from partial order by score desc, passage_id limit $12::int),
-            left_out as (select score from partial where $12::int is not null order by score desc, passage_id offset $12::int limit 1),
+            cand as (select distinct passage_id from rare),
             hits as (
-              select r.* from rare r join cand c using (passage_id)
+              select * from rare
               union all
               select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
                 join ask_terms t on t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id
-              where i.common and $12::int is null
-              union all
-              -- At most $12 candidates: each probed by (campaign, word, passage); the planner, which
-              -- cannot know how few they are, would read the common words' whole lists.
-              select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
-                cross join lateral (select t.passage_id, t.term, t.tf, t.len from ask_terms t
-                                    where t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id offset 0) t
-              where i.common and $12::int is not null),
+              where i.common),
             total as (select greatest(sum(w), 1e-6) as w from idf),
             scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
@@ -311,9 +285,9 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
                 and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number,
               (select count(*)::int from scored) as scored_n, (select min(score) from scored) as last_score,
               -- BM25 gives one word at most w * (k1 + 1), whatever its count and the passage length.
-              (select coalesce(sum(w), 0) * ${weights.k1 + 1} from idf where common) + coalesce((select score from left_out), 0) as common_bound
+              (select coalesce(sum(w), 0) * ${weights.k1 + 1} from idf where common) as common_bound
        from picked join ask_passages p on p.id = picked.passage_id left join sessions s on s.id = p.session_id`,
-      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds, commonShare, limit],
+      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds, commonShare],
     );
   }
 

@@ -7,7 +7,6 @@ import { startWorker } from "../../infra/worker.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
-import { capturingExecutor } from "../support/plans.ts";
 
 await forEachBackend("Ask retrieval", (backend) => {
   let service: InProcessService;
@@ -241,36 +240,5 @@ await forEachBackend("Ask retrieval", (backend) => {
         expect(await staged.retrieve(query)).toEqual(await single.retrieve(query));
       }
     }
-  });
-
-  test("common words looked up for the rarer words' best passages only: the same ranking, and the bounded pass kept only when its bound holds", async () => {
-    // Issue 15: at 105k passages the rarer words name half the campaign; the common words are then
-    // looked up for the `rerank` best by the rarer words alone, kept when no passage left out could
-    // pass the last one (its rarer words' score plus the common words' bound), else the next pass.
-    const own = (await post("/v1/campaigns", { title: "Rerank bound" })).id;
-    const place = async (name: string, description: string) => (await post("/v1/locations", { campaign_id: own, name, description })).id;
-    // 26 passages: "opal" in 5 (rarer), "lantern" in 10 (common: more than a fifth, but its bound
-    // w * (k1 + 1) is below the triple opal's score, so only the left-out share can fail the pass).
-    const triple = await place("Place A", "opal opal opal glitters here");
-    const lanterns = await place("Place B", "opal lantern lantern lantern");
-    for (let i = 0; i < 3; i++) await place(`Place C${i}`, `an opal and dust number ${i}`);
-    for (let i = 0; i < 9; i++) await place(`Place L${i}`, `a lantern and rope number ${i}`);
-    for (let i = 0; i < 12; i++) await place(`Place F${i}`, `stone wall and moss number ${i}`);
-    const exact = sqlRetriever(service.db, { candidates: 1, rerank: null, weights: { commonShare: 1 } });
-    const { executor, statements } = capturingExecutor(service.db);
-    const asked = async (text: string, rerank = 1) => {
-      const query = { campaignId: own, text, journals: { all: true }, limit: 1 } as const;
-      const before = statements.length;
-      const found = await sqlRetriever(executor, { candidates: 1, rerank }).retrieve(query);
-      expect(found).toEqual(await exact.retrieve(query));
-      return { top: found[0]?.sourceId, passes: statements.slice(before).filter((s) => s.sql.includes("common_bound")).length };
-    };
-    // The triple opal leads on "opal" alone, and nothing left out can pass it: one pass.
-    expect(await asked("opal")).toEqual({ top: triple, passes: 1 });
-    // Its lanterns put the other first; the bounded pass (the triple opal only) cannot prove that
-    // and the next pass, every "opal" passage, finds it.
-    expect(await asked("opal lantern")).toEqual({ top: lanterns, passes: 2 });
-    // Every "opal" passage among the five: the lanterns are looked up for them, and the first pass holds.
-    expect(await asked("opal lantern", 5)).toEqual({ top: lanterns, passes: 1 });
   });
 });
