@@ -38,6 +38,7 @@ import { runLoadgen } from "./lib/loadgen.ts";
 import { call, localSend, mustCaller } from "./lib/local-http.ts";
 import { copyPostgresIntoPglite } from "./lib/pglite-copy.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
+import { mulberry32 } from "./lib/random.ts";
 import { nameQueries } from "./lib/search-queries.ts";
 import { stopChild } from "./lib/processes.ts";
 import { writeResults } from "./lib/report.ts";
@@ -67,13 +68,7 @@ const ONLY = process.env.BENCH_ONLY?.trim();
 // Deterministic fantasy names: a seeded generator so every run searches the same data. mulberry32 in
 // 32-bit integer steps: the LCG used before multiplied in doubles, lost its low bits past 2^53 and
 // cycled after 15,825 draws, so 100k characters had 3,759 distinct names (one of them 131 times).
-let seed = 42;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-};
+const random = mulberry32(42);
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
 const SYLLABLES = ["ka", "ra", "vex", "thor", "dun", "mir", "el", "zan", "gor", "lia", "bran", "sy", "las", "tor", "ven", "qua", "dra", "ix", "om", "bel"];
 const name = () => {

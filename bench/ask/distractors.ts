@@ -1,4 +1,5 @@
 // Distractor episodes for the Ask bench at scale (issue 15, item 4): ASK_BENCH_COPIES in bench/ask.ts.
+import { mulberry32 } from "../lib/random.ts";
 
 /** Lower-case words of every utterance, most frequent first, cut into bands of 64 (a word's band-mates are about as common). */
 export function frequencyBands(texts: string[]): Map<string, string[]> {
@@ -17,13 +18,7 @@ export function frequencyBands(texts: string[]): Map<string, string[]> {
 
 /** A shuffle of each band, drawn once per copy (mulberry32 seeded by the copy's number). */
 export function bandPermutation(copy: number): (band: string[]) => string[] {
-  let state = Math.imul(copy, 0x9e3779b9);
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const random = mulberry32(Math.imul(copy, 0x9e3779b9));
   const shuffled = new Map<string[], string[]>();
   return (band) => {
     let order = shuffled.get(band);
