@@ -13,16 +13,7 @@ await forEachBackend("Ask retrieval plans", (backend) => {
   let campaignId = "";
   const sessions: string[] = [];
 
-  const importPlain = async (sessionId: string, lines: string[]) => {
-    const response = await service.app.handle(
-      new Request(`http://localhost/internal/v1/sessions/${sessionId}/transcript?format=plain`, {
-        method: "POST",
-        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
-        body: lines.join("\n"),
-      }),
-    );
-    expect(response.status).toBe(201);
-  };
+  const importPlain = (sessionId: string, lines: string[]) => service.importTranscript(sessionId, lines.join("\n"));
 
   inProcessOn(backend, async (made) => {
     service = made;

@@ -18,16 +18,7 @@ await forEachBackend("Ask retrieval", (backend) => {
   const post = (path: string, body: unknown, key = users.gm.key) => service.post(path, body, key);
   const ask = (text: string, extra: Partial<RetrievalQuery> = {}): Promise<Passage[]> =>
     service.deps.retriever.retrieve({ campaignId, text, journals: { all: true }, limit: 5, ...extra });
-  const importPlain = async (sessionId: string, lines: string[]) => {
-    const response = await service.app.handle(
-      new Request(`http://localhost/internal/v1/sessions/${sessionId}/transcript?format=plain`, {
-        method: "POST",
-        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
-        body: lines.join("\n"),
-      }),
-    );
-    expect(response.status).toBe(201);
-  };
+  const importPlain = (sessionId: string, lines: string[]) => service.importTranscript(sessionId, lines.join("\n"));
 
   inProcessOn(backend, async (made) => {
     service = made;

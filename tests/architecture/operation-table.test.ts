@@ -146,14 +146,7 @@ describe("MCP and REST answer alike", () => {
     const item = await make("/v1/items", { campaign_id: campaign, name: "Fenthras" });
     const session = (await rest("POST", "/internal/v1/sessions", { campaign_id: campaign, type: "chatVoice", title: "Arrival", session_date: "2026-01-06T19:00:00Z" }, service.adminKey)).id;
     // A transcript (the cast analysis is computed on import) and a handout, through the first-party routes.
-    const imported = await service.app.handle(
-      new Request(`http://localhost/internal/v1/sessions/${session}/transcript?format=plain`, {
-        method: "POST",
-        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
-        body: "Matt: Welcome to Emon. What do you do?\nLaura: Vex looks for the bow.\nSam: I sing a song.",
-      }),
-    );
-    if (imported.status !== 201) throw new Error(`transcript import: ${imported.status} ${await imported.text()}`);
+    await service.importTranscript(session, "Matt: Welcome to Emon. What do you do?\nLaura: Vex looks for the bow.\nSam: I sing a song.");
     await rest("POST", `/internal/v1/sessions/${session}/handout`, {}, service.adminKey);
     const folder = await make("/v1/journal-folders", { world_id: campaign, name: "Lore", path: "Lore" });
     const beat = await make("/v1/beats", { campaign_id: campaign, label: "The gate", type: "major", game_session_id: session });

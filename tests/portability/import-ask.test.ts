@@ -29,15 +29,8 @@ await forEachBackend("import then Ask", (backend) => {
     const campaign = await as(key, "POST", "/v1/campaigns", { title: "Airships" });
     const session = await as(service.adminKey, "POST", "/internal/v1/sessions", { campaign_id: campaign.id, title: "Landfall", session_date: "2020-01-01T00:00:00Z", type: "other" });
     await as(service.adminKey, "PUT", `/internal/v1/sessions/${session.id}/handout`, HANDOUT);
-    const transcript = await service.app.handle(
-      new Request(`http://localhost/internal/v1/sessions/${session.id}/transcript?format=plain`, {
-        method: "POST",
-        headers: { "x-api-key": service.adminKey, "content-type": "text/plain" },
-        // 45 lines: several overlapping windows (20 utterances, every 10).
-        body: "Matt: The red dragon Thordak burns the Sunforge.\nSam: Everybody run!\n" + Array.from({ length: 43 }, (_, i) => `Travis: Line ${i} of the chase.\n`).join(""),
-      }),
-    );
-    expect(transcript.status).toBe(201);
+    // 45 lines: several overlapping windows (20 utterances, every 10).
+    await service.importTranscript(session.id, "Matt: The red dragon Thordak burns the Sunforge.\nSam: Everybody run!\n" + Array.from({ length: 43 }, (_, i) => `Travis: Line ${i} of the chase.\n`).join(""));
     const document = await (await service.request("GET", `/internal/v1/campaigns/${campaign.id}/export`, { key: service.adminKey, must: true })).text();
     const imported = await service.app.handle(
       new Request(`http://localhost/internal/v1/campaigns/import?owner_id=${user.id}`, { method: "POST", headers: { "x-api-key": service.adminKey, "content-type": "application/json" }, body: document }),

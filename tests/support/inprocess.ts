@@ -24,12 +24,13 @@ export async function inProcessService(database?: SqlDatabase, options: { config
   const info = serviceInfo(parseConfig({ PORT: "8000" }));
   const app = buildApp(deps, info);
   /** The raw response; with `must`, one that succeeded (2xx) or an error naming the call, the status and the body. */
-  const request = async (method: string, path: string, init: { key?: string; body?: unknown; headers?: Record<string, string>; must?: boolean } = {}) => {
+  const request = async (method: string, path: string, init: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string>; must?: boolean } = {}) => {
     const response = await app.handle(
       new Request(`http://localhost${path}`, {
         method,
         headers: { ...(init.key ? { "x-api-key": init.key } : {}), ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        // `raw`: a body sent as it is (with its own content-type header), not as JSON.
+        body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
       }),
     );
     if (init.must && response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -59,7 +60,12 @@ export async function inProcessService(database?: SqlDatabase, options: { config
     const issued = await must("POST", `/internal/v1/users/${user.id}/keys`, adminKey, {});
     return { ...user, key: issued.key as string, keyId: issued.id as string };
   };
-  return { app, db, deps, adminKey, info, logged, request, call, must, post, as, newUser, close: () => (database ? Promise.resolve() : db.close()) };
+  /** A session's transcript imported as the admin (plain text: "Speaker: words" a line); anything but 201 is an error naming it. */
+  const importTranscript = async (sessionId: string, text: string, format = "plain") => {
+    const response = await request("POST", `/internal/v1/sessions/${sessionId}/transcript?format=${format}`, { key: adminKey, headers: { "content-type": "text/plain" }, raw: text });
+    if (response.status !== 201) throw new Error(`transcript import into ${sessionId}: ${response.status} ${await response.text()}`);
+  };
+  return { app, db, deps, adminKey, info, logged, request, call, must, post, as, newUser, importTranscript, close: () => (database ? Promise.resolve() : db.close()) };
 }
 
 /**
