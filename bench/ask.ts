@@ -84,35 +84,30 @@ async function main() {
     const user = await call("POST", "/internal/v1/users", { name: "Bench GM", email: `gm.${Date.now()}@example.test` });
     const key = (await call("POST", `/internal/v1/users/${user.id}/keys`, { scopes: [] })).key;
     campaignId = (await call("POST", "/v1/campaigns", { title: CAMPAIGN_TITLE }, key)).id;
-    for (const [index, file] of episodes.entries()) {
-      const session = await call("POST", "/internal/v1/sessions", {
-        campaign_id: campaignId,
-        type: "chatVoice",
-        title: file.replace(".json", ""),
-        session_date: new Date(Date.UTC(2015, 2, 12) + index * 7 * 86_400_000).toISOString(),
-      });
+    // One session per episode, its transcript in CRD3 format; the import's own time.
+    const importEpisode = async (title: string, sessionDate: Date, text: string) => {
+      const session = await call("POST", "/internal/v1/sessions", { campaign_id: campaignId, type: "chatVoice", title, session_date: sessionDate.toISOString() });
       const started = performance.now();
-      await call("POST", `/internal/v1/sessions/${session.id}/transcript?format=crd3`, readFileSync(join(DATASET, file), "utf8"));
-      imports.push({ episode: file.replace(".json", ""), seconds: round3((performance.now() - started) / 1000) });
+      await call("POST", `/internal/v1/sessions/${session.id}/transcript?format=crd3`, text);
+      return round3((performance.now() - started) / 1000);
+    };
+    const texts = episodes.map((file) => readFileSync(join(DATASET, file), "utf8"));
+    for (const [index, file] of episodes.entries()) {
+      const episode = file.replace(".json", "");
+      imports.push({ episode, seconds: await importEpisode(episode, new Date(Date.UTC(2015, 2, 12) + index * 7 * 86_400_000), texts[index]!) });
       process.stdout.write(`\rimported ${index + 1}/${episodes.length} (${imports.at(-1)!.seconds} s)   `);
     }
     console.log();
     // Issue 15: a campaign many times longer, with the same speakers and the same word statistics,
     // none of whose extra sessions is gold (their titles are not an episode's).
     if (COPIES > 0) {
-      const texts = episodes.map((file) => readFileSync(join(DATASET, file), "utf8"));
       const bands = frequencyBands(texts);
       let done = 0;
       for (let copy = 1; copy <= COPIES; copy++) {
         const permutation = bandPermutation(copy);
         for (const [index, file] of episodes.entries()) {
-          const session = await call("POST", "/internal/v1/sessions", {
-            campaign_id: campaignId,
-            type: "chatVoice",
-            title: `${file.replace(".json", "")} distractor ${copy}`,
-            session_date: new Date(Date.UTC(2016, 2, 12) + (copy * episodes.length + index) * 86_400_000).toISOString(),
-          });
-          await call("POST", `/internal/v1/sessions/${session.id}/transcript?format=crd3`, distractorEpisode(texts[index]!, bands, permutation));
+          const date = new Date(Date.UTC(2016, 2, 12) + (copy * episodes.length + index) * 86_400_000);
+          await importEpisode(`${file.replace(".json", "")} distractor ${copy}`, date, distractorEpisode(texts[index]!, bands, permutation));
           process.stdout.write(`\rdistractors ${++done}/${COPIES * episodes.length}   `);
         }
       }
