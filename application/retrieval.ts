@@ -27,3 +27,9 @@ export async function foldAskCounts(deps: Pick<Deps, "records">, threshold = FOL
 
 /** Extra count rows a campaign may carry before a fold: ~10 record writes' worth; each read sums them. */
 export const FOLD_THRESHOLD = 1000;
+
+/**
+ * Campaigns with at least this many passages have their posting lists packed by the worker
+ * (migration 0037) and scored in the application; smaller ones are scored by the SQL statement.
+ */
+export const PACK_MIN_PASSAGES = 8_000;

@@ -10,7 +10,10 @@
 //                           this bench filled before> to skip the import, BENCH_KEEP_DB=1 to keep it,
 //                           ASK_BENCH_ROUNDS=5 (rounds of every question per concurrent asker),
 //                           ASK_BENCH_COPIES=0 (issue 15: that many distractor copies of every episode
-//                           imported after the real ones; 10 gives ~105k passages, see distractorEpisode)
+//                           imported after the real ones; 10 gives ~105k passages, see distractorEpisode),
+//                           ASK_BENCH_PACK=off (the SQL statement alone; default: campaigns of ASK_BENCH_PACK_MIN
+//                           passages, default PACK_MIN_PASSAGES, are packed first as the worker would, migration 0037),
+//                           ASK_BENCH_COMPARE=1 (the packed path's 30 best against the SQL statement's, every question)
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -22,6 +25,8 @@ import { parseConfig } from "../infra/config.ts";
 import { buildDeps, loadMigrations } from "../infra/container.ts";
 import { buildApp, serviceInfo } from "../infra/service.ts";
 import type { Passage } from "../ports/retrieval.ts";
+import { sqlRetriever } from "../adapters/sql/retrieval.ts";
+import { PACK_MIN_PASSAGES } from "../application/retrieval.ts";
 import { bandPermutation, distractorEpisode, frequencyBands } from "./ask/distractors.ts";
 import { buildIndex, datasetDir, evaluateBaseline, loadQuestions, loadWindows, type AskQuestion } from "./ask/baseline.ts";
 import { concurrentAskers } from "./lib/askers.ts";
@@ -37,6 +42,8 @@ const REUSE = process.env.ASK_BENCH_DB?.trim() || null;
 const ROUNDS = intEnv("ASK_BENCH_ROUNDS", 5, 1, 100);
 const CONCURRENCY = 8;
 const COPIES = intEnv("ASK_BENCH_COPIES", 0, 0, 100);
+const PACK = env("ASK_BENCH_PACK", "on");
+const PACK_MIN = intEnv("ASK_BENCH_PACK_MIN", PACK_MIN_PASSAGES, 1, 1_000_000_000);
 const CAMPAIGN_TITLE = "Critical Role, campaign 1 (Ask bench)";
 /**
  * Below this best coverage the caller should say "not in the campaign". Chosen by hand after the
@@ -130,12 +137,19 @@ async function main() {
   // A bulk import leaves the visibility map and the planner statistics to autovacuum, which a real
   // server runs within minutes; the bench does not wait for it.
   if (BACKEND === "postgres") await db.exec(`vacuum analyze`);
+  // Issue 15: the worker packs a big campaign's posting lists (migration 0037); the bench does what
+  // its first pass would. ASK_BENCH_PACK=off asks through the SQL statement alone (A/B).
+  const packing = PACK === "off" ? null : performance.now();
+  const packed = packing === null ? [] : await deps.records.askIndex.pack(PACK_MIN, 10);
+  const packSeconds = packing === null ? null : round3((performance.now() - packing) / 1000);
+  if (packed.length) console.log(`packed posting lists of ${packed.length} campaign(s) in ${packSeconds} s`);
+  const retriever = PACK === "off" ? sqlRetriever(db, { sqlOnly: true }) : deps.retriever;
   const episodeOf = new Map((await db.query(`select id, title from sessions where campaign_id = $1`, [campaignId])).map((row) => [String(row.id), String(row.title)]));
   const [size] = await db.query(`select count(*)::int as passages, (select count(*)::int from ask_terms where campaign_id = $1) as terms from ask_passages where campaign_id = $1`, [campaignId]);
 
   // Quality.
   const questions = loadQuestions();
-  const retrieve = (q: AskQuestion): Promise<Passage[]> => deps.retriever.retrieve({ campaignId, text: q.question, journals: { all: true }, limit: 5 });
+  const retrieve = (q: AskQuestion): Promise<Passage[]> => retriever.retrieve({ campaignId, text: q.question, journals: { all: true }, limit: 5 });
   interface Result {
     id: string;
     kind: string;
@@ -166,6 +180,24 @@ async function main() {
       said_absent: coverage < ABSENT_COVERAGE,
     });
   }
+  if (process.env.ASK_BENCH_COMPARE === "1") {
+    // The packed path against the SQL statement: the same 30 best (after boosts) for every question.
+    const sqlOnly = sqlRetriever(db, { sqlOnly: true });
+    const key = (p: Passage) => `${p.kind}:${p.sourceId}:${p.transcript?.utterance_start ?? ""}`;
+    let same = 0;
+    let tied = 0;
+    // Passages tied at the last score may be cut differently (SQL's LIMIT picks any of them).
+    const above = (list: Passage[], cut: number) => list.filter((p) => p.score > cut).map((p) => `${p.score} ${key(p)}`).sort().join();
+    for (const q of questions) {
+      const ask = { campaignId, text: q.question, journals: { all: true } as const, limit: 30 };
+      const [a, b] = [await deps.retriever.retrieve(ask), await sqlOnly.retrieve(ask)];
+      const cut = Math.max(a.at(-1)?.score ?? 0, b.at(-1)?.score ?? 0);
+      if (a.map(key).join() === b.map(key).join()) same++;
+      else if (above(a, cut) === above(b, cut)) tied++;
+      else console.log(`differs ${q.id}: packed ${a.map((p) => `${key(p)}=${p.score}`).join(" ")}\n            sql    ${b.map((p) => `${key(p)}=${p.score}`).join(" ")}`);
+    }
+    console.log(`packed vs SQL: same top 30 for ${same}/${questions.length} questions, the same but for passages tied at the last score for ${tied}`);
+  }
   const answerable = results.filter((r) => r.kind !== "absent");
   const absent = results.filter((r) => r.kind === "absent");
   const share = (rs: Result[], f: (r: Result) => boolean) => (rs.length ? round3(rs.filter(f).length / rs.length) : 0);
@@ -194,6 +226,7 @@ async function main() {
     dataset: DATASET,
     episodes: episodes.length,
     distractor_copies: COPIES,
+    packed: PACK === "off" ? "off" : { campaigns: packed.length, seconds: packSeconds },
     index: size,
     imports: imports.length ? { max_seconds: Math.max(...imports.map((i) => i.seconds)), mean_seconds: round3(imports.reduce((s, i) => s + i.seconds, 0) / imports.length), per_episode: imports } : "reused",
     quality: {

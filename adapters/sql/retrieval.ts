@@ -10,6 +10,7 @@ import type { Passage, PassageKind, RetrievalQuery, Retriever } from "../../port
 import type { Row, SqlExecutor } from "./database.ts";
 import { applicationIndex, detectPgvector, pgvectorIndex, type VectorIndex, type VectorSearch } from "./vectors.ts";
 import type { SqlRepositories } from "./records.ts";
+import { listFromArrays, PackedCache, packedRow, scoreLists, termWeight, topCandidates, type PostingList } from "./packed.ts";
 import { str } from "./rows.ts";
 
 /** Transcript windows: utterances per window and the step between window starts (windows overlap). */
@@ -120,6 +121,31 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       for (const campaignId of folded) await db.query(`select ask_counts_compact($1)`, [campaignId]);
       return folded;
     },
+    async pack(minPassages, limit) {
+      const campaigns = await db.query(
+        `with live as (select campaign_id, sum(n) as n from ask_counts where term = '' group by campaign_id having sum(n) >= $1)
+         select l.campaign_id, l.n, b.max_passage_id, b.passages,
+                case when b.max_passage_id is null then 0 else (select count(*) from ask_passages p where p.id > b.max_passage_id and p.campaign_id = l.campaign_id) end as newer
+         from live l left join ask_packed_builds b using (campaign_id)`,
+        [minPassages],
+      );
+      const due = campaigns.filter((c) => {
+        if (c.max_passage_id === null) return true;
+        const [built, newer, live] = [Number(c.passages), Number(c.newer), Number(c.n)];
+        // Postings newer than the build are read row by row, and deleted passages' postings are
+        // scored for nothing: past a tenth of the build, pack again.
+        return newer > built / 10 || built + newer - live > built / 10;
+      });
+      const packed: string[] = [];
+      for (const c of due.slice(0, limit)) {
+        const campaignId = str(c.campaign_id);
+        // Two statements: the cutoff's lock on ask_passages must end before the (long) packing.
+        const [cut] = await db.query(`select ask_packed_cutoff() as id`);
+        const [done] = await db.query(`select ask_pack($1, $2::bigint) as done`, [campaignId, String(cut!.id)]);
+        if (done!.done) packed.push(campaignId);
+      }
+      return packed;
+    },
   };
 }
 
@@ -134,6 +160,10 @@ export interface RetrieverOptions {
   denseCandidates?: number;
   /** Candidates BM25 hands to the second stage. */
   candidates?: number;
+  /** Decoded packed lists (migration 0037) a process keeps between questions. */
+  packedCacheBytes?: number;
+  /** Never the packed lists: the SQL statement alone (tests and benchmarks compare the two). */
+  sqlOnly?: boolean;
   /** Ranking weights (tuned on bench/ask); the defaults are what the benchmark recorded. */
   weights?: Partial<typeof WEIGHTS>;
 }
@@ -149,6 +179,8 @@ interface Analysis {
   speakerLabels: string[];
   hintedSessions: string[];
   blockedSessions: string[] | null;
+  /** The campaign's packed build (migration 0037), when it has one: its words are scored in the application. */
+  packedBuild: string | null;
 }
 
 const SESSION_ORDER = `order by session_date, created_at, id`;
@@ -177,7 +209,8 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
             (select coalesce(array_agg(id), '{}') from ordered
               where number = any($3::int[]) or total - number + 1 = any($4::int[]) or ($5 and number = 1)) as hinted,
             (select array_agg(l.id) from sessions a join sessions l on l.campaign_id = a.campaign_id
-              and (l.session_date, l.created_at, l.id) > (a.session_date, a.created_at, a.id) where a.id = $6 and a.campaign_id = $1) as later`,
+              and (l.session_date, l.created_at, l.id) > (a.session_date, a.created_at, a.id) where a.id = $6 and a.campaign_id = $1) as later,
+            (select build_id from ask_packed_builds where campaign_id = $1) as packed_build`,
     [query.campaignId, query.text, hints.numbers, hints.back, hints.first, query.asOfSessionId ?? null],
   );
   const terms = (row!.terms as string[]) ?? [];
@@ -190,6 +223,7 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
     speakerLabels: (row!.speakers as string[]) ?? [],
     hintedSessions: (row!.hinted as string[]) ?? [],
     blockedSessions: query.asOfSessionId ? ((row!.later as string[] | null) ?? []) : null,
+    packedBuild: row!.packed_build === null || row!.packed_build === undefined ? null : String(row!.packed_build),
   };
 }
 
@@ -199,6 +233,7 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
   const embedder = options.embedder ?? null;
   const weights = { ...WEIGHTS, ...options.weights };
   let staleModelsCleared = false;
+  const packedCache = new PackedCache(options.packedCacheBytes ?? 32 * 1024 * 1024);
   let vectorIndex: Promise<VectorIndex> | null = null;
   const vectors = () =>
     (vectorIndex ??= (async () => {
@@ -206,7 +241,40 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
       return mode === "pgvector" ? pgvectorIndex(db) : applicationIndex(db);
     })());
 
+  // Two stages: every posting of the rarer words names the candidates; the common words (in more
+  // than a $11 share of the passages) are looked up only for those, by (campaign, word, passage).
+  // The caller checks the result is exact: no passage holding common words alone could have
+  // entered the top (their best possible score is below the last one's).
+  const SQL_SCORED = `rare as (
+              select t.passage_id, t.term, t.tf, t.len from ask_terms t join idf i on t.term = i.term
+              where t.campaign_id = $1 and not i.common and not exists (select 1 from blocked b where b.id = t.passage_id)),
+            cand as (select distinct passage_id from rare),
+            hits as (
+              select * from rare
+              union all
+              select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
+                join ask_terms t on t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id
+              where i.common),
+            scored as (
+              select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
+                     sum(i.w) / max(tot.w) as coverage
+              from hits h join idf i using (term) cross join stats st cross join total tot
+              group by h.passage_id order by score desc limit $7)`;
+  // Scored in the application (packedLexical): the best candidates, of which those still in the
+  // campaign and readable by the asker (the blocked CTE's rule, asked of each candidate) stay.
+  const PACKED_SCORED = `scored as (
+              select c.passage_id, c.score, c.coverage
+              from unnest($12::bigint[], $13::float8[], $14::float8[]) c(passage_id, score, coverage)
+                join ask_passages p on p.id = c.passage_id and p.campaign_id = $1
+              where not coalesce((p.kind = 'journal' and $2::text is not null and not (p.is_public or p.author_id = $2::text or $2::text = any(p.readers)))
+                                 or ($3::text[] is not null and (p.session_id = any($3::text[]) or (p.kind = 'beat' and p.session_ids && $3::text[]))), false)
+              order by c.score desc limit $7)`;
+
   async function lexical(query: RetrievalQuery, a: Analysis, denseIds: string[] = []): Promise<Row[]> {
+    if (a.packedBuild !== null && a.terms.length && !options.sqlOnly) {
+      const rows = await packedLexical(query, a, denseIds);
+      if (rows) return rows;
+    }
     const rows = await lexicalPass(query, a, denseIds, weights.commonShare);
     const [first] = rows;
     const exact = first && (Number(first.common_bound) === 0 || (Number(first.scored_n) >= candidates && Number(first.last_score) >= Number(first.common_bound)));
@@ -214,7 +282,80 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
     return exact || !a.terms.length ? rows : lexicalPass(query, a, denseIds, 1);
   }
 
-  async function lexicalPass(query: RetrievalQuery, a: Analysis, denseIds: string[], commonShare: number): Promise<Row[]> {
+  /**
+   * BM25 over the campaign's packed lists (migration 0037) and the postings written since its build,
+   * scored in the application (adapters/sql/packed.ts); null when the build went meanwhile. Every
+   * posting of every word is scored, so this is the exact top the SQL statement's check proves.
+   * The best candidates go to the statement, which drops deleted passages and those the asker may
+   * not read; while that leaves fewer than `candidates`, more are sent (eight times as many, then all).
+   */
+  async function packedLexical(query: RetrievalQuery, a: Analysis, denseIds: string[]): Promise<Row[] | null> {
+    const build = a.packedBuild!;
+    // The lists this process holds for the build the analysis saw (kept here: another question may evict them meanwhile).
+    const held = new Map(a.terms.flatMap((term) => {
+      const list = packedCache.get(query.campaignId, term, build);
+      return list ? [[term, list] as const] : [];
+    }));
+    const fetched = await db.query(
+      `with b as (select build_id, max_passage_id from ask_packed_builds where campaign_id = $1),
+            stats as (select greatest(coalesce(sum(n), 0), 1)::real as n, coalesce(sum(len) / nullif(sum(n), 0), 1)::real as avglen
+                      from ask_counts where campaign_id = $1 and term = '')
+       select q.term, q.ord, st.n, st.avglen, b.build_id,
+              coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df,
+              p.n as packed_n, p.base, p.ids, p.tfs, p.lens, d.ids as delta_ids, d.tfs as delta_tfs, d.lens as delta_lens
+       from unnest($2::text[]) with ordinality q(term, ord) cross join stats st cross join b
+         left join ask_packed p on p.campaign_id = $1 and p.term = q.term and not (b.build_id = $3::bigint and q.term = any($4::text[]))
+         cross join lateral (select array_agg(t.passage_id order by t.passage_id) as ids, array_agg(t.tf order by t.passage_id) as tfs,
+                                    array_agg(t.len order by t.passage_id) as lens
+                             from ask_terms t where t.campaign_id = $1 and t.term = q.term and t.passage_id > b.max_passage_id) d
+       where q.term <> ''`,
+      [query.campaignId, a.terms, build, [...held.keys()]],
+    );
+    if (!fetched.length) return null;
+    const current = String(fetched[0]!.build_id);
+    const n = Number(fetched[0]!.n);
+    const lists: { w: number; list: PostingList }[] = [];
+    let totalW = 0;
+    for (const row of fetched) {
+      const term = str(row.term);
+      const w = termWeight(a.weights[Number(row.ord) - 1]!, n, Number(row.df));
+      totalW += w;
+      let packed = current === build ? held.get(term) : undefined;
+      if (!packed) packedCache.set(query.campaignId, term, current, (packed = packedRow(row)));
+      lists.push({ w, list: packed }, { w, list: listFromArrays(row.delta_ids, row.delta_tfs, row.delta_lens) });
+    }
+    const found = scoreLists(lists, Number(fetched[0]!.avglen), weights, totalW);
+    for (let k = Math.min(found.count, Math.max(100, candidates * 3)); ; k = Math.min(found.count, k * 8)) {
+      const top = topCandidates(found, k);
+      const rows = a.hintedSessions.length || denseIds.length ? await lexicalPass(query, a, denseIds, weights.commonShare, top) : await packedOnly(query, a, top);
+      const scored = rows.length ? Number(rows[0]!.scored_n) : 0;
+      if (scored >= candidates || k >= found.count) return rows;
+    }
+  }
+
+  /**
+   * The statement of lexicalPass for the packed candidates alone (no session named, no vectors):
+   * the same rows, without the CTEs that would find nothing, so planned in a fraction of the time.
+   */
+  async function packedOnly(query: RetrievalQuery, a: Analysis, top: { ids: number[]; scores: number[]; coverages: number[] }): Promise<Row[]> {
+    const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
+    return db.query(
+      `with ${PACKED_SCORED.replace("$12::bigint[], $13::float8[], $14::float8[]", "$4::bigint[], $5::float8[], $6::float8[]")}
+       select p.id, p.kind, p.source_id, coalesce(nullif(p.title, ''), s.title, '') as title, p.body, p.session_id, p.speakers,
+              p.utterance_start, p.utterance_end, p.start_s, p.end_s, scored.score, scored.coverage,
+              p.source_id = any($8::text[]) as is_entity,
+              (cardinality($8::text[]) > 0 and exists (select 1 from links l where l.from_id = p.source_id and l.to_id = any($8::text[]))) as links_entity,
+              coalesce(p.speakers && $9::text[], false) as spoken_by_entity,
+              false as hinted_session,
+              (select count(*)::int from sessions o where o.campaign_id = $1
+                and (o.session_date, o.created_at, o.id) <= (s.session_date, s.created_at, s.id)) as session_number,
+              (select count(*)::int from scored) as scored_n
+       from scored join ask_passages p on p.id = scored.passage_id left join sessions s on s.id = p.session_id`,
+      [query.campaignId, viewer, a.blockedSessions, top.ids, top.scores, top.coverages, candidates, a.entityIds, a.speakerLabels],
+    );
+  }
+
+  async function lexicalPass(query: RetrievalQuery, a: Analysis, denseIds: string[], commonShare: number, top?: { ids: number[]; scores: number[]; coverages: number[] }): Promise<Row[]> {
     if (!a.terms.length && !a.hintedSessions.length && !denseIds.length) return [];
     const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
     // Passages the asker may not read never reach the scoring: other users' private journal
@@ -236,26 +377,8 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
             dfs as (select q.term, coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df from q),
             idf as (select q.term, d.df > $11::real * st.n as common, q.qw * ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as w
                     from q join dfs d using (term) cross join stats st),
-            -- Two stages: every posting of the rarer words names the candidates; the common words
-            -- (in more than a $11 share of the passages) are looked up only for those, by (campaign,
-            -- word, passage). The caller checks the result is exact: no passage holding common words
-            -- alone could have entered the top (their best possible score is below the last one's).
-            rare as (
-              select t.passage_id, t.term, t.tf, t.len from ask_terms t join idf i on t.term = i.term
-              where t.campaign_id = $1 and not i.common and not exists (select 1 from blocked b where b.id = t.passage_id)),
-            cand as (select distinct passage_id from rare),
-            hits as (
-              select * from rare
-              union all
-              select t.passage_id, t.term, t.tf, t.len from cand c cross join idf i
-                join ask_terms t on t.campaign_id = $1 and t.term = i.term and t.passage_id = c.passage_id
-              where i.common),
             total as (select greatest(sum(w), 1e-6) as w from idf),
-            scored as (
-              select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
-                     sum(i.w) / max(tot.w) as coverage
-              from hits h join idf i using (term) cross join stats st cross join total tot
-              group by h.passage_id order by score desc limit $7),
+            ${top ? PACKED_SCORED : SQL_SCORED},
             -- A question naming a session ("session 8", "last session") reads that session's best matches too, and its record.
             hinted_scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,
@@ -287,7 +410,8 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               -- BM25 gives one word at most w * (k1 + 1), whatever its count and the passage length.
               (select coalesce(sum(w), 0) * ${weights.k1 + 1} from idf where common) as common_bound
        from picked join ask_passages p on p.id = picked.passage_id left join sessions s on s.id = p.session_id`,
-      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds, commonShare],
+      [query.campaignId, viewer, a.blockedSessions, a.hintedSessions, a.terms, a.weights, candidates, a.entityIds, a.speakerLabels, denseIds, commonShare,
+       ...(top ? [top.ids, top.scores, top.coverages] : [])],
     );
   }
 

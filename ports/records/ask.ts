@@ -13,6 +13,12 @@ export interface AskIndexRepository {
    * concurrent writes. Returns the campaigns folded.
    */
   foldCounts(threshold: number, limit: number): Promise<string[]>;
+  /**
+   * Packs the posting lists of campaigns of at least `minPassages` passages whose lists were never
+   * packed or changed by more than a tenth since (at most `limit`), for the retriever to score in
+   * the application. Returns the campaigns packed.
+   */
+  pack(minPassages: number, limit: number): Promise<string[]>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

@@ -1,0 +1,153 @@
+// Ask's packed posting lists (migration 0037, issue 15 item 4) on every backend: once a campaign is
+// packed, BM25 is scored in the application over the packed lists and the postings written since,
+// and must rank exactly as the SQL statement; passages deleted since the build are not returned,
+// private journals and later sessions stay out, and a stale build is packed again.
+import { expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
+import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
+import { forEachBackend } from "../support/backends.ts";
+import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
+
+const WORDS = "amber basilisk cinder dagger ember falcon goblet harbor ivory juniper kestrel lantern marble nettle obsidian pewter quiver raven saffron thistle umber velvet willow yarrow zephyr".split(" ");
+
+/** A fixed pseudo-random sequence (mulberry32), so the crafted campaign is the same every run. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+await forEachBackend("Ask packed posting lists", (backend) => {
+  let service: InProcessService;
+  let campaignId = "";
+  const sessions: string[] = [];
+  const users: Record<"gm" | "ann" | "bob", { id: string; key: string }> = {} as never;
+  // Every statement the retriever runs, to tell which path answered.
+  const statements: string[] = [];
+  let packed: ReturnType<typeof sqlRetriever>;
+  let sqlOnly: ReturnType<typeof sqlRetriever>;
+
+  const passages = async (db: SqlDatabase, rows: { title: string; body: string; kind?: string; session?: number; author?: string; isPublic?: boolean }[]) => {
+    const inserted = await db.query(
+      `insert into ask_passages (campaign_id, kind, source_id, title, body, session_id, session_ids, author_id, is_public, readers)
+       select $1, r.kind, 'src-' || r.title, r.title, r.body, r.session_id, case when r.session_id is null then '{}' else array[r.session_id] end,
+              r.author_id, r.is_public, case when r.kind = 'journal' then '{}'::text[] end
+       from jsonb_to_recordset($2::text::jsonb) r(kind text, title text, body text, session_id text, author_id text, is_public boolean)
+       returning id`,
+      [campaignId, JSON.stringify(rows.map((r) => ({ kind: r.kind ?? "location", title: r.title, body: r.body, session_id: r.session === undefined ? null : sessions[r.session], author_id: r.author ?? null, is_public: r.isPublic ?? null })))],
+    );
+    await db.query(`select ask_counts_compact($1)`, [campaignId]);
+    return inserted.map((row) => String(row.id));
+  };
+  const ask = (retriever: ReturnType<typeof sqlRetriever>, text: string, extra: Partial<RetrievalQuery> = {}): Promise<Passage[]> =>
+    retriever.retrieve({ campaignId, text, journals: { all: true }, limit: 30, ...extra });
+  const key = (p: Passage) => `${p.sourceId}=${p.score}/${p.coverage}`;
+  /**
+   * The two answers rank alike: the same scores in the same order, and the same passages at each
+   * score but the lowest (passages tied there may be cut differently: SQL's LIMIT picks any of them).
+   */
+  const sameRanking = (a: Passage[], b: Passage[]) => {
+    expect(a.map((p) => `${p.score}/${p.coverage}`)).toEqual(b.map((p) => `${p.score}/${p.coverage}`));
+    const last = a.at(-1)?.score;
+    const above = (list: Passage[]) => list.filter((p) => p.score !== last).map(key).sort();
+    expect(above(a)).toEqual(above(b));
+  };
+  /** The answer of the packed path (asserted to be that path) and of the SQL statement alone. */
+  const both = async (text: string, extra: Partial<RetrievalQuery> = {}) => {
+    statements.length = 0;
+    const fromPacked = await ask(packed, text, extra);
+    // The candidates scored in the application reach one of the two statements that take them.
+    expect(statements.some((s) => /from unnest\(\$(12|4)::bigint\[\]/.test(s))).toBe(true);
+    expect(statements.some((s) => s.includes("rare as ("))).toBe(false);
+    return { packed: fromPacked, sql: await ask(sqlOnly, text, extra) };
+  };
+
+  inProcessOn(backend, async (made) => {
+    service = made;
+    for (const name of ["gm", "ann", "bob"] as const) users[name] = await service.newUser(name, `${name}.${crypto.randomUUID().slice(0, 6)}@example.test`);
+    campaignId = (await service.post("/v1/campaigns", { title: "Packed" }, users.gm.key)).id;
+    for (const [i, title] of ["One", "Two", "Three"].entries())
+      sessions.push((await service.call("POST", "/internal/v1/sessions", service.adminKey, { campaign_id: campaignId, type: "chatVoice", title, session_date: `2015-03-${12 + i * 7}T19:00:00Z` })).body.id);
+    const db = service.db;
+    const spy = { backend: db.backend, exec: (t: string) => db.exec(t), query: <T>(t: string, p?: readonly unknown[]) => (statements.push(t), db.query<T>(t, p)) } as SqlDatabase;
+    packed = sqlRetriever(spy);
+    sqlOnly = sqlRetriever(db, { sqlOnly: true });
+    // 400 passages of 5–40 words drawn unevenly from the vocabulary (the early words common, the late ones rare).
+    const next = random(15);
+    const text = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(WORDS.length * next() ** 2)]).join(" ");
+    await passages(db, Array.from({ length: 400 }, (_, i) => ({ title: `p${i} ${i % 7 === 0 ? text(2) : ""}`, body: text(5 + Math.floor(next() * 36)), session: i % 3 })));
+  });
+
+  test("packing: a campaign below the size is left alone, one above is packed once, and again after a tenth changed", async () => {
+    const index = service.deps.records.askIndex;
+    expect(await index.pack(100_000, 10)).toEqual([]);
+    expect(await index.pack(100, 10)).toEqual([campaignId]);
+    expect(await index.pack(100, 10)).toEqual([]);
+    const [build] = await service.db.query(`select passages::int, (select count(*)::int from ask_packed where campaign_id = $1) as words from ask_packed_builds where campaign_id = $1`, [campaignId]);
+    // 400 passages plus the three sessions' own; every word of the vocabulary, the p-numbers and the sessions' titles.
+    expect(build!.passages).toBe(403);
+    expect(Number(build!.words)).toBeGreaterThan(400);
+  });
+
+  test("the packed path ranks as the SQL statement: same passages, scores and coverage, as the game master and as a player", async () => {
+    for (const question of ["what happened in session 2 with the amber basilisk?", "amber basilisk", "zephyr yarrow willow", "what did the raven say about the lantern and the velvet quiver?", "cinder", "umber thistle saffron obsidian ember"]) {
+      const { packed: a, sql: b } = await both(question);
+      expect(a.length).toBeGreaterThan(5);
+      sameRanking(a, b);
+      const asPlayer = await both(question, { journals: { readableBy: users.bob.id } });
+      sameRanking(asPlayer.packed, asPlayer.sql);
+    }
+  });
+
+  test("postings written after the build are found, with the same ranking", async () => {
+    await passages(service.db, [{ title: "Fresh", body: "zephyr zephyr xylograph amber" }]);
+    const { packed: a, sql: b } = await both("xylograph zephyr");
+    expect(a[0]?.sourceId).toBe("src-Fresh");
+    sameRanking(a, b);
+  });
+
+  test("a passage deleted after the build is not returned", async () => {
+    const [id] = await passages(service.db, [{ title: "Doomed", body: "quillon quillon quillon" }]);
+    expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([]); // 1 new of 403: not stale
+    await service.db.query(`delete from ask_passages where campaign_id = $1 and kind = 'location' and title like 'p1%'`, [campaignId]);
+    // Repacked now (a quarter gone): Doomed is in the build, then deleted.
+    expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
+    expect((await both("quillon")).packed.map((p) => p.sourceId)).toEqual(["src-Doomed"]);
+    await service.db.query(`delete from ask_passages where id = $1`, [id]);
+    const { packed: a, sql: b } = await both("quillon amber");
+    expect(a.map((p) => p.sourceId)).not.toContain("src-Doomed");
+    sameRanking(a, b);
+  });
+
+  test("another player's private journal never comes back, also when more than the first candidates are hers; spoilers stay out", async () => {
+    // 150 private journal chunks of Ann's that outrank everything readable for "gossamer".
+    await passages(service.db, Array.from({ length: 150 }, (_, i) => ({ kind: "journal", title: `secret ${i}`, body: "gossamer gossamer gossamer", author: users.ann.id, isPublic: false })));
+    await passages(service.db, [{ title: "Readable", body: "gossamer amber basilisk cinder dagger ember falcon goblet harbor" }, { title: "Later", body: "gossamer", session: 2 }]);
+    expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
+    const asBob = await both("gossamer", { journals: { readableBy: users.bob.id } });
+    expect(asBob.packed.map((p) => p.sourceId).sort()).toEqual(["src-Later", "src-Readable"]);
+    sameRanking(asBob.packed, asBob.sql);
+    const asAnn = await both("gossamer", { journals: { readableBy: users.ann.id } });
+    expect(asAnn.packed.filter((p) => p.kind === "journal")).toHaveLength(30);
+    sameRanking(asAnn.packed, asAnn.sql);
+    // Asked as of the first session, the third session's passage is a spoiler.
+    const asOf = await both("gossamer", { journals: { readableBy: users.bob.id }, asOfSessionId: sessions[0]! });
+    expect(asOf.packed.map((p) => p.sourceId)).toEqual(["src-Readable"]);
+    sameRanking(asOf.packed, asOf.sql);
+  });
+
+  test("a passage's words rewritten in place drop the build: the SQL statement answers until it is packed again", async () => {
+    await service.db.query(`update ask_passages set body = 'rewritten words' where campaign_id = $1 and title = 'Readable'`, [campaignId]);
+    expect(await service.db.query(`select 1 from ask_packed_builds where campaign_id = $1`, [campaignId])).toEqual([]);
+    expect(await service.db.query(`select 1 from ask_packed where campaign_id = $1`, [campaignId])).toEqual([]);
+    statements.length = 0;
+    const a = await ask(packed, "amber basilisk");
+    expect(statements.some((s) => s.includes("rare as ("))).toBe(true);
+    sameRanking(a, await ask(sqlOnly, "amber basilisk"));
+    expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
+  });
+});
