@@ -6,7 +6,7 @@
 //   BENCH_BACKEND=pglite                             the embedded database (seeded with the service stopped)
 //   BENCH_SEED=api                                   black box: characters and locations created with POST, measured at once
 //   BENCH_CHARACTERS (10000), BENCH_LOCATIONS (= characters), BENCH_LINKS (5 × characters), BENCH_OTHERS (= characters:
-//   factions, items, beats, moments, quests, sessions, journal entries each), BENCH_ONLY (scenario labels containing it),
+//   factions, items, beats, moments, quests, sessions, journal entries each), BENCH_ONLY (scenario labels containing it; alternatives split by |),
 //   BENCH_POOL_SIZE (5), BENCH_CONNECTIONS (16), BENCH_DURATION (8 s), BENCH_WARMUP (2 s), BENCH_KEEP_DB, BENCH_SEED_ONLY,
 //   BENCH_RESULTS (search-<backend>-<seed>-<count>.json), BENCH_TIME_LIMIT (3600 s),
 //   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding;
@@ -63,7 +63,7 @@ const COUNTS = {
   links: intEnv("BENCH_LINKS", 5 * PER_KIND, 0, 5_000_000),
   others: intEnv("BENCH_OTHERS", SEED === "api" ? 0 : PER_KIND, 0, 1_000_000),
 };
-const ONLY = process.env.BENCH_ONLY?.trim();
+const ONLY = process.env.BENCH_ONLY?.split("|").map((part) => part.trim()).filter(Boolean);
 
 // Deterministic fantasy names: a seeded generator so every run searches the same data. mulberry32 in
 // 32-bit integer steps: the LCG used before multiplied in doubles, lost its low bits past 2^53 and
@@ -272,6 +272,7 @@ async function main() {
   const rare = data.characters[777 % data.characters.length]!;
   const c = `campaign_id=${campaignId}`;
   const n = COUNTS.others;
+  const pcs = data.characters.filter((x) => x.type === "PC").length;
   type Check = (body: any) => boolean;
   const names = (body: any): string[] => body.data.map((r: any) => r.character_name ?? r.name);
   const firstPage = (total: number): Check => (body) => body.total === total && body.data.length === Math.min(20, total);
@@ -293,6 +294,12 @@ async function main() {
       : []),
     // Nine entries in ten are public; the bench user wrote them all, so sees them all.
     ...(n ? [{ group: "list" as const, label: "list journals, first page", path: `/v1/journals?${c}`, check: firstPage(n) }] : []),
+    // Filtered first pages: a tenth of the characters, and values no record has (the worst case of a
+    // filter applied to the campaign's list in order: every row read to fill nothing).
+    { group: "list", label: "list characters, PCs", path: `/v1/characters?${c}&character_type=PC`, check: (b) => b.total === pcs && b.data.length === Math.min(20, pcs) && b.data.every((r: any) => r.type === "PC") },
+    { group: "list", label: "list characters, a type none has", path: `/v1/characters?${c}&character_type=Other`, check: (b) => b.total === 0 && b.data.length === 0 },
+    { group: "list", label: "list links, a type none has", path: `/v1/campaigns/${campaignId}/links?to_type=Item`, check: (b) => b.total === 0 && b.data.length === 0 },
+    ...(n ? [{ group: "list" as const, label: "list quests, status and category none has", path: `/v1/quests?${c}&status=failed&quest_category=personal`, check: (b: any) => b.total === 0 && b.data.length === 0 }] : []),
     { group: "search", label: "list characters, exact name", path: `/v1/characters?${c}&search=${encodeURIComponent(target.character_name)}`, check: (b) => names(b)[0] === target.character_name },
     { group: "search", label: "list characters, prefix", path: `/v1/characters?${c}&search=${encodeURIComponent(prefix)}`, check: (b) => names(b).length > 0 && names(b).every((x) => x.toLowerCase().split(/\s+/).some((w) => w.startsWith(prefix.toLowerCase()))) },
     { group: "search", label: "list characters, substring", path: `/v1/characters?${c}&search=${encodeURIComponent(inside)}`, check: (b) => b.data.length > 0 && names(b).some((x) => x.toLowerCase().includes(inside)) },
@@ -321,7 +328,7 @@ async function main() {
   // CPU per request of the service, its database's backends and the load generator (from /proc, the
   // measured part only): on a shared machine a steadier reading than the latencies.
   if (databaseUrl) countDatabaseAsOurs(new URL(databaseUrl).pathname.slice(1));
-  for (const scenario of scenarios.filter((s) => !ONLY || s.label.includes(ONLY))) {
+  for (const scenario of scenarios.filter((s) => !ONLY?.length || ONLY.some((part) => s.label.includes(part)))) {
     let started: CpuSnapshot | undefined;
     let used: ReturnType<typeof cpuBetween> | undefined;
     const result = await runLoadgen(
