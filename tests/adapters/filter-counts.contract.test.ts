@@ -4,7 +4,7 @@
 // creates, updates that move a row between subsets, deletes, a rolled-back write and the campaign's
 // deletion; a value no row has (any string a client sends) totals 0; and the list's statement counts
 // no table.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
@@ -12,7 +12,7 @@ import type { Character, CharacterType } from "../../domain/characters.ts";
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
 import { capturingExecutor } from "../support/plans.ts";
 
@@ -30,7 +30,6 @@ const countsRows = (sql: string) => /count\s*\(/i.test(sql);
 await forEachBackend("filtered list totals from counters", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
   let owner: string;
 
   const count = async (sql: string, params: unknown[]) => Number((await db.query(`select count(*)::int as n ${sql}`, params))[0]!.n);
@@ -46,14 +45,10 @@ await forEachBackend("filtered list totals from counters", (backend) => {
     return { result, statements: statements.map((statement) => statement.sql) };
   };
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db, store } = opened);
     owner = (await store.users.insert({ id: newId(), name: "Owner", email: "filters@example.test", role: "user", created_at: at() }))!.id;
   });
-  afterAll(async () => close?.());
 
   test("characters by type, alone and with approval: creates, type and approval changes, deletes, rollback", async () => {
     const campaign = await newCampaign("Types");

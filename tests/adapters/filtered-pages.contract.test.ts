@@ -3,26 +3,22 @@
 // does not read the campaign's whole list to fill the page. The pages are checked against what was
 // written, and each statement, planned with its table shown as 500,000 rows (rolled back), must take
 // the filter's index with the value in its condition and read no table whole.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { Quest } from "../../domain/quests.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
 import { capturingExecutor, type PlanNode, planNodes } from "../support/plans.ts";
 
 await forEachBackend("filtered list pages from their own index", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
   let campaign: string;
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db, store } = opened);
     const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "filtered-pages@example.test", role: "user", created_at: at() }))!.id;
     const made = campaignRecord(owner, { title: "Filtered pages" });
     await store.campaigns.insert(made);
@@ -75,7 +71,6 @@ await forEachBackend("filtered list pages from their own index", (backend) => {
     );
     await db.query(`analyze characters, links, moments, quests, sessions`);
   });
-  afterAll(async () => close?.());
 
   const page = { page: 1, size: 20 };
 
