@@ -125,6 +125,16 @@ await forEachBackend("filtered list pages from their own index", (backend) => {
     expectIndex(await planAtScale((s) => s.moments.list({ campaignId: campaign, kind: "keyMoment" }, page), "moments"), "moments", "moments_by_kind", "kind =");
   });
 
+  test("moments by a substring of the label (migration 0039): the matches from the label's trigram index", async () => {
+    const found = await store.moments.list({ campaignId: campaign, search: "ment 59" }, page);
+    expect([found.total, found.rows.map((m) => m.label)]).toEqual([11, ["Moment 599", "Moment 598", "Moment 597", "Moment 596", "Moment 595", "Moment 594", "Moment 593", "Moment 592", "Moment 591", "Moment 590", "Moment 59"]]);
+    const plan = await planAtScale((s) => s.moments.list({ campaignId: campaign, search: "ment 59" }, page), "moments");
+    expect(reads(plan, "moments").map((node) => node["Node Type"])).not.toContain("Seq Scan");
+    const trigram = planNodes(plan).filter((node) => node["Index Name"] === "moments_label_trgm");
+    expect(trigram.length).toBeGreaterThan(0);
+    for (const node of trigram) expect(node["Index Cond"]).toContain("~~*");
+  });
+
   test("quests by a rare status or category, in the quest log's order", async () => {
     const failed = await store.quests.list(campaign, { status: "failed" }, page);
     expect([failed.total, failed.rows.map((q) => q.quest_name)]).toEqual([2, ["Quest 1", "Quest 0"]]);
