@@ -306,6 +306,10 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
           [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
         );
       const words = queryWords(query);
+      // Several plain words, the query as typed: the titles holding it must end a word with the first
+      // and start words with the others (search_title_words_known, migration 0035), else that half is
+      // skipped (a one-time filter): a typo did not pay for the title trigram index.
+      const gated = words.length > 1 && words.length <= 16 && words.every((word) => /^[a-z0-9]+$/.test(word)) && query.trim().toLowerCase() === words.join(" ");
       if (!rows.length && words.length)
         // Titles holding the query (score 1 + word similarity, as before), then similar titles from
         // the title vocabulary (migration 0030; twice perType candidates per type): scored by how
@@ -318,13 +322,15 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
              from (
                select c.doc_type, c.doc_id, c.title, c.body, 1 + word_similarity($2, c.title) as score, 0 as similarity
                from search_titles_containing($1, $3, $6, $5) c
+               where not $8::boolean or search_title_words_known($1, $7::text[], $9::text[], $10)
                union all
                select t.doc_type, t.doc_id, t.title, t.body, t.near, word_similarity($2, t.title)
                from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, $4 * 2) t
              ) d
            ) ranked
            where position <= $4 order by doc_type, position`,
-          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16)],
+          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16),
+            gated, words.slice(0, 16).map(prefixEnd), gated ? prefixEnd([...words[0]!].reverse().join("")) : null],
         );
       if (!rows.length)
         // Nothing near in the vocabulary: every title by word similarity (the trigram index).
