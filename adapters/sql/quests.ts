@@ -42,8 +42,13 @@ export function quests(db: SqlExecutor): QuestRepository {
       if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
       if (filters.quest_category) where.add(filters.quest_category, (p) => `quest_category = ${p}`);
       if (filters.search) where.add(likePattern(filters.search), (p) => `search_text ilike ${p}`);
-      // Unfiltered or by status alone ($2, migration 0029) the total is a counter; other filters count their matches.
-      const count = where.params.length === 1 ? counted("$1", "quests") : where.params.length === 2 && filters.status ? countedBy("$1", "quests:status:", "$2") : undefined;
+      // Unfiltered, by status ($2, migration 0029), by category or by both (0038) the total is a
+      // counter; a search counts its matches.
+      const count = filters.search ? undefined
+        : filters.status && filters.quest_category ? countedBy("$1", "quests:status:", `($2::text || ':category:' || $3)`)
+        : filters.status ? countedBy("$1", "quests:status:", "$2")
+        : filters.quest_category ? countedBy("$1", "quests:category:", "$2")
+        : counted("$1", "quests");
       const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count);
       return { rows: rows.map(QUESTS.toRecord), total };
     },

@@ -83,13 +83,16 @@ export async function searchedList(
   const plain = indexed && words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? indexed : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page);
+    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, plain && { indexed: plain, words });
     const total = await pageTotal(rows, page, () =>
       plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
     if (total > 0) return { rows, total };
   }
-  const substring = plain && words.length === 1 && search.trim().toLowerCase() === words[0]
+  const typed = search.trim().toLowerCase();
+  const substring = plain && words.length === 1 && typed === words[0]
     ? await wordsContaining(db, columns, alias, plain, words[0]!, page)
+    : plain && words.length > 1 && typed === words.join(" ") && !(await wordsKnown(db, plain, words, true))
+    ? { rows: [], total: 0 }
     : await rankedPage(db, columns, alias, `${alias}.id, ${alias}.created_at, 0 as rank`, from(`${text} ilike $${params.length + 1}`), ["rank"], [...params, likePattern(search)], page);
   if (substring.total > 0) return substring;
   if (plain) {
@@ -125,6 +128,20 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
   // search_terms_count (migration 0026): the ranges counted in one call, planned once per connection.
   const [row] = await db.query(`select search_terms_count($1, $2, $3::text[], $4::text[]) as n`, [indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd)]);
   return Number(row!.n);
+}
+
+/**
+ * Whether the lists' vocabulary lets the query match (`search_words_known`, migration 0035): every
+ * word starts a word of the lists (the prefix step's tsquery); with `suffixFirst`, the first word ends
+ * one instead (the substring step: the text holds the words in a row). A few index ranges, so a typo
+ * skips steps that cannot find it (the substring statement was planned anew on every call).
+ */
+async function wordsKnown(db: SqlExecutor, indexed: IndexedLists, words: string[], suffixFirst: boolean): Promise<boolean> {
+  const reversed = [...words[0]!].reverse().join("");
+  const [row] = await db.query(`select search_words_known($1, $2, $3::text[], $4::text[], $5, $6) as known`, [
+    indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd), suffixFirst, prefixEnd(reversed),
+  ]);
+  return row!.known === true;
 }
 
 /**
@@ -188,13 +205,28 @@ async function similarFromVocabulary(
  * connection: the name tiers as ordered scans of a name index, the last tier (another word, an
  * alias) from the text index.
  */
-async function tieredPage(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, scope: unknown[], tsquery: string, lowered: string, page: PageRequest): Promise<Row[]> {
+async function tieredPage(
+  db: SqlExecutor,
+  columns: string,
+  alias: keyof typeof SEARCHED,
+  scope: unknown[],
+  tsquery: string,
+  lowered: string,
+  page: PageRequest,
+  known?: { indexed: IndexedLists; words: string[] },
+): Promise<Row[]> {
   const { tiers } = SEARCHED[alias];
   const n = scope.length;
   const args = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', $${n + 1})`, ...[2, 3, 4, 5, 6].map((i) => `$${n + i}`)];
+  const params = [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)];
+  // Where the vocabulary can tell (search_words_known, migration 0035), a query word that starts no
+  // word of the lists stops the statement before the tiers run (a one-time filter): a typo's step.
+  const gate = known
+    ? ` where search_words_known($${n + 9}, $${n + 10}, $${n + 11}::text[], $${n + 12}::text[], false, null)`
+    : "";
   return db.query(
-    `select ${columns} from ${tiers}(${args.join(", ")}) ${alias} limit $${n + 7} offset $${n + 8}`,
-    [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)],
+    `select ${columns} from ${tiers}(${args.join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
+    known ? [...params, known.indexed.campaignId, listsParam(known.indexed), known.words, known.words.map(prefixEnd)] : params,
   );
 }
 
@@ -274,6 +306,10 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
           [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
         );
       const words = queryWords(query);
+      // Several plain words, the query as typed: the titles holding it must end a word with the first
+      // and start words with the others (search_title_words_known, migration 0035), else that half is
+      // skipped (a one-time filter): a typo did not pay for the title trigram index.
+      const gated = words.length > 1 && words.length <= 16 && words.every((word) => /^[a-z0-9]+$/.test(word)) && query.trim().toLowerCase() === words.join(" ");
       if (!rows.length && words.length)
         // Titles holding the query (score 1 + word similarity, as before), then similar titles from
         // the title vocabulary (migration 0030; twice perType candidates per type): scored by how
@@ -286,13 +322,15 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
              from (
                select c.doc_type, c.doc_id, c.title, c.body, 1 + word_similarity($2, c.title) as score, 0 as similarity
                from search_titles_containing($1, $3, $6, $5) c
+               where not $8::boolean or search_title_words_known($1, $7::text[], $9::text[], $10)
                union all
                select t.doc_type, t.doc_id, t.title, t.body, t.near, word_similarity($2, t.title)
                from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, $4 * 2) t
              ) d
            ) ranked
            where position <= $4 order by doc_type, position`,
-          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16)],
+          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16),
+            gated, words.slice(0, 16).map(prefixEnd), gated ? prefixEnd([...words[0]!].reverse().join("")) : null],
         );
       if (!rows.length)
         // Nothing near in the vocabulary: every title by word similarity (the trigram index).

@@ -4,22 +4,22 @@
 // creates, updates that move a row between subsets, deletes, a rolled-back write and the campaign's
 // deletion; a value no row has (any string a client sends) totals 0; and the list's statement counts
 // no table.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { applyMigrations } from "../../adapters/sql/migrate.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { Character, CharacterType } from "../../domain/characters.ts";
-import type { Quest, QuestStatus } from "../../domain/quests.ts";
+import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, momentRecord, newId, sessionRecord } from "../support/records.ts";
 import { capturingExecutor } from "../support/plans.ts";
 
 const page = { page: 1, size: 2 };
 
-const questOf = (campaignId: string, status: QuestStatus, i: number): Quest => ({
-  id: newId(), campaign_id: campaignId, quest_name: `Q${i}`, quest_giver: null, quest_giver_id: null, quest_category: "side", status,
+const questOf = (campaignId: string, status: QuestStatus, i: number, category: QuestCategory = "side"): Quest => ({
+  id: newId(), campaign_id: campaignId, quest_name: `Q${i}`, quest_giver: null, quest_giver_id: null, quest_category: category, status,
   success_definition: null, failure_conditions: null, next_action: null, resolution: null, objectives: [], progress_log_entries: [], related_entity_refs: [],
   order_index: i, created_at: at(i), updated_at: null,
 });
@@ -30,7 +30,6 @@ const countsRows = (sql: string) => /count\s*\(/i.test(sql);
 await forEachBackend("filtered list totals from counters", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
   let owner: string;
 
   const count = async (sql: string, params: unknown[]) => Number((await db.query(`select count(*)::int as n ${sql}`, params))[0]!.n);
@@ -46,14 +45,10 @@ await forEachBackend("filtered list totals from counters", (backend) => {
     return { result, statements: statements.map((statement) => statement.sql) };
   };
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db, store } = opened);
     owner = (await store.users.insert({ id: newId(), name: "Owner", email: "filters@example.test", role: "user", created_at: at() }))!.id;
   });
-  afterAll(async () => close?.());
 
   test("characters by type, alone and with approval: creates, type and approval changes, deletes, rollback", async () => {
     const campaign = await newCampaign("Types");
@@ -131,8 +126,47 @@ await forEachBackend("filtered list totals from counters", (backend) => {
     expect(await store.quests.delete(quests[3]!.id)).toBe(true);
     await check();
     expect((await store.quests.list(campaign, { status: "done" }, page)).total).toBe(1);
-    // With another filter as well, the matches are counted (and still right).
     expect((await store.quests.list(campaign, { status: "planned", quest_category: "main" }, page)).total).toBe(0);
+  });
+
+  test("quests by category, alone and with a status (migration 0038): category and status changes move a quest", async () => {
+    const campaign = await newCampaign("Quest categories");
+    const other = await newCampaign("Other quests");
+    await store.quests.insert(questOf(other, "planned", 0, "main"));
+    const quests = ([["planned", "main"], ["planned", "side"], ["done", "main"], ["planned", "main"], ["blocked", "personal"]] as const)
+      .map(([status, category], i) => questOf(campaign, status, i, category));
+    for (const q of quests) await store.quests.insert(q);
+    const check = async () => {
+      for (const category of ["main", "side", "faction", "personal", "n/a", "nope"]) {
+        const alone = await captured((s) => s.quests.list(campaign, { quest_category: category as QuestCategory }, page));
+        expect([category, alone.result.total]).toEqual([category, await count(`from quests where campaign_id = $1 and quest_category = $2`, [campaign, category])]);
+        expect(alone.statements.filter(countsRows)).toEqual([]);
+        for (const status of ["planned", "done", "blocked", "failed"]) {
+          const both = await captured((s) => s.quests.list(campaign, { status: status as QuestStatus, quest_category: category as QuestCategory }, page));
+          const expected = await count(`from quests where campaign_id = $1 and status = $2 and quest_category = $3`, [campaign, status, category]);
+          expect([status, category, both.result.total]).toEqual([status, category, expected]);
+          expect(both.statements.filter(countsRows)).toEqual([]);
+        }
+      }
+    };
+    await check();
+    const planned = await store.quests.list(campaign, { status: "planned", quest_category: "main" }, page);
+    expect([planned.total, planned.rows.map((q) => q.quest_name)]).toEqual([2, ["Q0", "Q3"]]);
+    expect((await store.quests.list(campaign, { quest_category: "main" }, page)).total).toBe(3);
+    await store.quests.replace({ ...quests[0]!, quest_category: "faction" });
+    await store.quests.replace({ ...quests[3]!, status: "done" });
+    await check();
+    expect((await store.quests.list(campaign, { status: "done", quest_category: "main" }, page)).total).toBe(2);
+    expect((await store.quests.list(campaign, { quest_category: "faction" }, page)).total).toBe(1);
+    await expect(store.withTransaction(async (tx) => {
+      await tx.quests.replace({ ...quests[1]!, quest_category: "main" });
+      throw new Error("rolled back");
+    })).rejects.toThrow("rolled back");
+    expect(await store.quests.delete(quests[2]!.id)).toBe(true);
+    await check();
+    expect((await store.quests.list(campaign, { status: "done", quest_category: "main" }, page)).total).toBe(1);
+    // A search still counts its matches (and is still right).
+    expect((await store.quests.list(campaign, { quest_category: "main", search: "Q3" }, page)).total).toBe(1);
   });
 
   test("links by an end's type, for the GM and for a viewer who may not see a private entry", async () => {

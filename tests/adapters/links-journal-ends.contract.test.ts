@@ -1,28 +1,25 @@
 // Issue 15: a page of links checks the journal entries at its ends one by one, by id. The planner may
 // otherwise hash every visible journal entry of every campaign to check them, built as soon as a page
 // holds one journal link (100k entries: 138 ms for a first page of 20 links instead of 0.1 ms).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
 
 await forEachBackend("links: journal ends checked by id", (backend) => {
   let db: SqlDatabase;
-  let close: () => Promise<void>;
   let campaignId: string;
   let ownerId: string;
   let readerId: string;
   const journals: string[] = [];
   const journal = (i: number) => journals[i]!;
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    const store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db } = opened);
+    const store = opened.store;
     ownerId = (await store.users.insert({ id: newId(), name: "Owner", email: "ends@example.test", role: "user", created_at: at() }))!.id;
     readerId = (await store.users.insert({ id: newId(), name: "Reader", email: "reader@example.test", role: "user", created_at: at() }))!.id;
     const campaign = campaignRecord(ownerId, { title: "Journal links" });
@@ -43,9 +40,6 @@ await forEachBackend("links: journal ends checked by id", (backend) => {
         [newId(), campaignId, id, character.id, `hero ${i}`, at(20 + i)],
       );
     }
-  });
-  afterAll(async () => {
-    await close?.();
   });
 
   test("the reader's first page holds the links of the entries they may see, newest first", async () => {

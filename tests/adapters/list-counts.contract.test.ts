@@ -1,13 +1,12 @@
 // Issue 15: unfiltered list totals come from per-campaign counters kept by triggers (migration 0015).
 // They must stay exactly the count of the rows: after creates, deletes, updates that move a record
 // in or out of a counted subset, concurrent creates, and the campaign's deletion.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
-import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { Character } from "../../domain/characters.ts";
 import type { JournalEntry } from "../../domain/journals.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, beatRecord, campaignRecord, characterRecord, heroAwardRecord, momentRecord, newId, recapEntryRecord, sessionRecord } from "../support/records.ts";
 
 const page = { page: 1, size: 5 };
@@ -24,7 +23,6 @@ const entryOf = (campaignId: string, author: string, isPublic: boolean): Journal
 await forEachBackend("list totals from counters", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
   let alice: string;
   let bob: string;
 
@@ -35,15 +33,11 @@ await forEachBackend("list totals from counters", (backend) => {
     return campaign.id;
   };
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db, store } = opened);
     alice = (await store.users.insert({ id: newId(), name: "Alice", email: "alice@example.test", role: "user", created_at: at() }))!.id;
     bob = (await store.users.insert({ id: newId(), name: "Bob", email: "bob@example.test", role: "user", created_at: at() }))!.id;
   });
-  afterAll(async () => close?.());
 
   test("characters: totals follow creates, deletes and approval changes; another campaign is not counted", async () => {
     const campaign = await newCampaign("Counted");
@@ -259,13 +253,9 @@ await forEachBackend("list totals from counters", (backend) => {
 // more matches than candidates, a title match still comes first, and journal visibility still holds.
 await forEachBackend("cross-type search over many matches", (backend) => {
   let store: RecordStore;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    const opened = await backend.open();
-    close = opened.close;
-    store = sqlRecordStore(opened.db);
+  withStore(backend, (opened) => {
+    ({ store } = opened);
   });
-  afterAll(async () => close?.());
 
   test("a word in 450 bodies and one title: the title ranks first; a private entry stays hidden", async () => {
     const owner = (await store.users.insert({ id: newId(), name: "O", email: "o@example.test", role: "user", created_at: at() }))!.id;

@@ -1,25 +1,19 @@
 // Issue 15: a campaign written record by record and read at once is planned with statistics the
 // service gathered itself (adapters/sql/statistics.ts, run by the worker), not with the planner's
 // guesses for a table nobody analysed (PGlite runs no autovacuum; a PostgreSQL server may not either).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
-import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 
 await forEachBackend("planner statistics of grown tables", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, (opened) => {
+    ({ db, store } = opened);
   });
-  afterAll(async () => close?.());
 
   /** The planner's row estimate for the campaign's characters. */
   const estimate = async (campaignId: string) => {

@@ -1,11 +1,10 @@
 // Issue 15 (migration 0027): records created one by one and searched before any VACUUM must not make
 // each text-index lookup scan a long GIN pending list. With the default 4 MB list, 1,000 characters
 // left every lookup of characters_fts reading its whole list; with 64 kB it reads a few pages.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
-import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 
 type PlanNode = { "Node Type": string; "Index Name"?: string; "Shared Hit Blocks": number; "Shared Read Blocks": number; Plans?: PlanNode[] };
@@ -15,15 +14,10 @@ const nameOf = (i: number) => `${SYLLABLES[i % 20]}${SYLLABLES[(i * 7) % 20]}${S
 await forEachBackend("search GIN pending lists stay short", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, (opened) => {
+    ({ db, store } = opened);
   });
-  afterAll(async () => close?.());
 
   test("every search GIN index is set to a 64 kB pending list", async () => {
     const rows = await db.query(

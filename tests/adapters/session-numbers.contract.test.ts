@@ -1,24 +1,21 @@
 // Issue 15: a filtered session list (type, public only) keeps each session's number over the whole
 // campaign. It numbered every session of the campaign in a window before filtering (100k: 70 ms a
 // page); now only the sessions from the page's oldest row on are numbered, from the campaign's counter.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, newId, sessionRecord } from "../support/records.ts";
 import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
 
 await forEachBackend("filtered session lists: numbers over the campaign", (backend) => {
   let db: SqlDatabase;
-  let close: () => Promise<void>;
   let campaignId: string;
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    const store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db } = opened);
+    const store = opened.store;
     const ownerId = (await store.users.insert({ id: newId(), name: "Owner", email: "numbers@example.test", role: "user", created_at: at() }))!.id;
     const campaign = campaignRecord(ownerId, { title: "Numbered" });
     await store.campaigns.insert(campaign);
@@ -35,9 +32,6 @@ await forEachBackend("filtered session lists: numbers over the campaign", (backe
           created_at: at(n),
         }),
       );
-  });
-  afterAll(async () => {
-    await close?.();
   });
 
   const list = (filters: { type?: "playByPost"; publicOnly?: boolean }, page: number, size: number) =>

@@ -3,28 +3,25 @@
 // starts from the viewer's shares and checks each entry by id; joined, the planner read every private
 // entry of the campaign. (2) The service's connections run without JIT: a links page of 20 is
 // estimated above jit_above_cost once the campaign is big, and was compiled with LLVM on every call.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
 import { type PlanNode, planNodes, capturingExecutor } from "../support/plans.ts";
 
 
 await forEachBackend("reads as a player who is not the author", (backend) => {
   let db: SqlDatabase;
-  let close: () => Promise<void>;
   let campaignId: string;
   let ownerId: string;
   let playerId: string;
   let heroId: string;
   const entries: string[] = [];
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    const store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db } = opened);
+    const store = opened.store;
     ownerId = (await store.users.insert({ id: newId(), name: "Owner", email: "owner-viewer@example.test", role: "user", created_at: at() }))!.id;
     playerId = (await store.users.insert({ id: newId(), name: "Player", email: "player-viewer@example.test", role: "user", created_at: at() }))!.id;
     const campaign = campaignRecord(ownerId, { title: "Viewer plans" });
@@ -55,9 +52,6 @@ await forEachBackend("reads as a player who is not the author", (backend) => {
     heroId = character.id;
     // Statistics of this one campaign, which the planner then scales to the row counts it is shown.
     await db.query(`analyze links, journal_entries, journal_shares`);
-  });
-  afterAll(async () => {
-    await close?.();
   });
 
   const captured = async (run: (store: ReturnType<typeof sqlRecordStore>) => Promise<unknown>, pattern: RegExp) => {

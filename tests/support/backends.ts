@@ -1,7 +1,9 @@
 // The record backends a suite runs against. A backend that cannot run is announced, never silently dropped.
 import { afterAll, beforeAll, describe } from "bun:test";
 import { openPglite, openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
+import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { openMigratedMemoryPglite } from "../../infra/container.ts";
+import type { RecordStore } from "../../ports/records.ts";
 import { postgresUnavailableReason, scratchDatabase } from "./postgres.ts";
 import { client, newUser, type Client } from "./client.ts";
 import { startServer, type TestServer } from "./server.ts";
@@ -88,6 +90,27 @@ export async function forEachBackend(title: string, body: (backend: Backend) => 
     if (backend.skipReason) announceSkip(title, backend);
     describe.skipIf(Boolean(backend.skipReason))(`${title} on ${backend.name}`, () => body(backend));
   }
+}
+
+/** A suite's database: migrated and empty when opened, with the record store over it. */
+export interface OpenedStore {
+  db: SqlDatabase;
+  store: RecordStore;
+}
+
+/**
+ * For the enclosing describe block: a migrated, empty database of `backend` and its record store,
+ * handed to `ready` before the tests run (to keep them, and write what the tests share); closed
+ * after the block.
+ */
+export function withStore(backend: Pick<Backend, "open">, ready: (opened: OpenedStore) => Promise<void> | void): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await backend.open();
+    close = opened.close;
+    await ready({ db: opened.db, store: sqlRecordStore(opened.db) });
+  });
+  afterAll(async () => close?.());
 }
 
 export type User = Awaited<ReturnType<typeof newUser>>;
