@@ -5,25 +5,29 @@
 // scores are the SQL statement's to the bit where SQL computes in float4 (see `contribution`).
 import type { Row } from "./database.ts";
 
-/** One word's postings in passage id order. */
+/** One word's postings in passage id order: passage `base + ids[i]`. */
 export interface PostingList {
-  ids: Float64Array;
+  base: number;
+  /** Offsets from `base`: 4 bytes each when the list spans less than 2³² ids (kept in memory: see PackedCache). */
+  ids: Float64Array | Uint32Array;
   tfs: Float32Array;
   lens: Float32Array;
 }
 
-const EMPTY: PostingList = { ids: new Float64Array(0), tfs: new Float32Array(0), lens: new Float32Array(0) };
+const EMPTY: PostingList = { base: 0, ids: new Float64Array(0), tfs: new Float32Array(0), lens: new Float32Array(0) };
 
 const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** A list as migration 0037's build writes it: 4-byte big-endian id gaps from `base`, float4 tf and len. */
 export function decodePacked(n: number, base: number, ids: Uint8Array, tfs: Uint8Array, lens: Uint8Array): PostingList {
   if (ids.byteLength !== n * 4 || tfs.byteLength !== n * 4 || lens.byteLength !== n * 4) throw new Error(`packed postings of ${n} have ${ids.byteLength}/${tfs.byteLength}/${lens.byteLength} bytes`);
-  const out = { ids: new Float64Array(n), tfs: new Float32Array(n), lens: new Float32Array(n) };
   const [gap, tf, len] = [view(ids), view(tfs), view(lens)];
-  for (let i = 0, id = base; i < n; i++) {
-    id += gap.getInt32(i * 4);
-    out.ids[i] = id;
+  let span = 0;
+  for (let i = 0; i < n; i++) span += gap.getInt32(i * 4);
+  const out = { base, ids: span < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n), tfs: new Float32Array(n), lens: new Float32Array(n) };
+  for (let i = 0, offset = 0; i < n; i++) {
+    offset += gap.getInt32(i * 4);
+    out.ids[i] = offset;
     out.tfs[i] = tf.getFloat32(i * 4);
     out.lens[i] = len.getFloat32(i * 4);
   }
@@ -33,7 +37,7 @@ export function decodePacked(n: number, base: number, ids: Uint8Array, tfs: Uint
 /** Postings read as SQL arrays (the delta since the build). */
 export function listFromArrays(ids: unknown, tfs: unknown, lens: unknown): PostingList {
   if (!Array.isArray(ids) || !ids.length) return EMPTY;
-  return { ids: Float64Array.from(ids, Number), tfs: Float32Array.from(tfs as unknown[], Number), lens: Float32Array.from(lens as unknown[], Number) };
+  return { base: 0, ids: Float64Array.from(ids, Number), tfs: Float32Array.from(tfs as unknown[], Number), lens: Float32Array.from(lens as unknown[], Number) };
 }
 
 export interface Bm25 {
@@ -78,8 +82,8 @@ export function scoreLists(lists: { w: number; list: PostingList }[], avglen: nu
   let low = Infinity;
   let high = -Infinity;
   for (const { list } of live) {
-    low = Math.min(low, list.ids[0]!);
-    high = Math.max(high, list.ids[list.ids.length - 1]!);
+    low = Math.min(low, list.base + list.ids[0]!);
+    high = Math.max(high, list.base + list.ids[list.ids.length - 1]!);
   }
   const range = high - low + 1;
   if (live.length && range <= Math.max(4 * total, 65_536)) {
@@ -88,8 +92,9 @@ export function scoreLists(lists: { w: number; list: PostingList }[], avglen: nu
     const { score, covered, hit } = scratch;
     for (const { w, list } of live) {
       const { ids, tfs, lens } = list;
+      const shift = list.base - low;
       for (let i = 0; i < ids.length; i++) {
-        const at = ids[i]! - low;
+        const at = ids[i]! + shift;
         score[at]! += contribution(w, tfs[i]!, lens[i]!);
         covered[at]! += w;
         hit[at] = 1;
@@ -109,14 +114,17 @@ export function scoreLists(lists: { w: number; list: PostingList }[], avglen: nu
   const pos = new Int32Array(live.length);
   for (;;) {
     let next = Infinity;
-    for (let j = 0; j < live.length; j++) if (pos[j]! < live[j]!.list.ids.length && live[j]!.list.ids[pos[j]!]! < next) next = live[j]!.list.ids[pos[j]!]!;
+    for (let j = 0; j < live.length; j++) {
+      const { base, ids } = live[j]!.list;
+      if (pos[j]! < ids.length && base + ids[pos[j]!]! < next) next = base + ids[pos[j]!]!;
+    }
     if (next === Infinity) break;
     let score = 0;
     let covered = 0;
     for (let j = 0; j < live.length; j++) {
       const { w, list } = live[j]!;
       const i = pos[j]!;
-      if (i >= list.ids.length || list.ids[i] !== next) continue;
+      if (i >= list.ids.length || list.base + list.ids[i]! !== next) continue;
       score += contribution(w, list.tfs[i]!, list.lens[i]!);
       covered += w;
       pos[j] = i + 1;
@@ -193,7 +201,7 @@ export class PackedCache {
       this.bytes -= old.bytes;
       this.entries.delete(key);
     }
-    const bytes = list.ids.length * 16 + 64;
+    const bytes = list.ids.length * (list.ids.BYTES_PER_ELEMENT + 8) + 64;
     if (bytes > this.maxBytes) return;
     this.entries.set(key, { build, list, bytes });
     this.bytes += bytes;
