@@ -123,7 +123,10 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
     },
     async pack(minPassages, limit) {
       const campaigns = await db.query(
-        `with live as (select campaign_id, sum(n) as n from ask_counts where term = '' group by campaign_id having sum(n) >= $1)
+        // Each campaign's passage count by its own ask_counts key (not a scan of every word's counts).
+        `with live as (select c.id as campaign_id, x.n from campaigns c
+                         cross join lateral (select sum(a.n) as n from ask_counts a where a.campaign_id = c.id and a.term = '') x
+                       where x.n >= $1)
          select l.campaign_id, l.n, b.max_passage_id, b.passages,
                 case when b.max_passage_id is null then 0 else (select count(*) from ask_passages p where p.id > b.max_passage_id and p.campaign_id = l.campaign_id) end as newer
          from live l left join ask_packed_builds b using (campaign_id)`,
