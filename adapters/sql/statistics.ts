@@ -45,8 +45,10 @@ export const ANALYZED: Record<string, string[]> = {
  * (search_terms), cross-type similar titles (search_title_terms), Ask's
  * postings, counts and passage lengths (ask_terms, ask_counts, ask_passages_by_campaign), a
  * session's number (sessions_by_campaign_date). Only VACUUM marks their pages all-visible.
+ * Also Ask's packed lists (0037): each build replaces a campaign's rows whole, and the old ones'
+ * space (135 MB at 105k passages, most of it TOAST) is reused only after a vacuum (PGlite has no autovacuum).
  */
-export const VACUUMED = ["ask_counts", "ask_passages", "ask_terms", "search_terms", "search_title_terms", "sessions"];
+export const VACUUMED = ["ask_counts", "ask_packed", "ask_passages", "ask_terms", "search_terms", "search_title_terms", "sessions"];
 
 /** Tables under this many pages (~80 kB) are read whole faster than any plan can go wrong. */
 const MIN_PAGES = 10;
