@@ -115,6 +115,41 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     expect(await drift(campaign)).toEqual([]);
   });
 
+  test("many words' records interleaved in time: every page cut from the words' kept records and those read on", async () => {
+    // Nine words holding "zaxq", two to eleven records each (a word keeps its 4 newest), created
+    // round-robin (so a page takes a few records of many words), every fourth record also holding a second word in an alias, and
+    // some creation times shared (ids decide). Migration 0036 cuts the kept records to the page's end
+    // before reading on: a cut one short, or taken before the records of two words are merged, loses
+    // or repeats a record on some page.
+    const campaign = await newCampaign("Interleaved");
+    const words = ["Azaxqa", "Bezaxq", "Czaxqi", "Dozaxqo", "Ezaxqu", "Fizaxqy", "Gazaxq", "Hozaxqe", "Izaxqor"];
+    const made: Character[] = [];
+    const rounds = [3, 6, 7, 4, 9, 10, 11, 2, 6];
+    for (let round = 0; round < 11; round++)
+      words.forEach((word, w) => {
+        if (round >= rounds[w]!) return;
+        const i = made.length;
+        made.push(character(campaign, `${word} ${round}`, i % 4 === 0 ? [words[(w + 3) % words.length]!] : [], 10 * round + (w % 3)));
+      });
+    for (const c of made) await store.characters.insert(c);
+    const holdingQuery = (query: string) =>
+      made
+        .filter((c) => [c.character_name, ...c.character_aliases].join(" ").toLowerCase().includes(query))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
+        .map((c) => c.character_name);
+    const expected = holdingQuery("zaxq");
+    expect(expected.length).toBe(made.length);
+    for (const size of [2, 4, 5, 9, 20])
+      expect({ size, ...(await allPages(campaign, "zaxq", size)) }).toEqual({ size, names: expected, totals: [made.length] });
+    // Two words each, inside them (no word starts with the query, so the substring step answers):
+    // "ozaxq" in Dozaxqo and Hozaxqe, "zaxqo" in Dozaxqo and Izaxqor.
+    expect([holdingQuery("ozaxq").length, holdingQuery("zaxqo").length]).toEqual([9, 12]);
+    for (const query of ["ozaxq", "zaxqo"])
+      for (const size of [2, 7])
+        expect({ query, size, ...(await allPages(campaign, query, size)) }).toEqual({ query, size, names: holdingQuery(query), totals: [holdingQuery(query).length] });
+    expect(await drift(campaign)).toEqual([]);
+  });
+
   test("counters and overlaps follow renames, approval changes, deletes and the campaign's deletion", async () => {
     const campaign = await newCampaign("Changing");
     const a = character(campaign, "Vexqua Avexquar", [], 1);
