@@ -69,4 +69,39 @@ await forEachBackend("search GIN pending lists stay short", (backend) => {
     expect(scans.map((n) => n["Index Name"])).toEqual(["characters_fts"]);
     expect(scans[0]!["Shared Hit Blocks"] + scans[0]!["Shared Read Blocks"]).toBeLessThanOrEqual(12);
   });
+
+  test("the substring step's lookups keep no pending list (0036): after single-row creates they read what a merged index reads", async () => {
+    // Runs after the 1,000 creates above: new words and word rows that moved added trigram entries,
+    // overlapping aliases added pieces. With a pending list (0027's 64 kB) each lookup also read it.
+    const lookups = [
+      ["search_vocabulary_trgm", `select count(*) from search_vocabulary where term like '%zzq%'`],
+      ["search_word_overlaps_shared", `select count(*) from search_word_overlaps where shared @> '{zzq}'`],
+    ] as const;
+    const pages = async () => {
+      const read: Record<string, number> = {};
+      for (const [index, sql] of lookups)
+        read[index] = await db.transaction(async (tx) => {
+          await tx.query(`set local enable_seqscan = off`);
+          const [row] = await tx.query(`explain (analyze, buffers, format json) ${sql}`);
+          const value = Object.values(row!)[0];
+          const plan = ((typeof value === "string" ? JSON.parse(value) : value) as { Plan: PlanNode }[])[0]!.Plan;
+          const scans: PlanNode[] = [];
+          const walk = (node: PlanNode) => {
+            if (node["Node Type"] === "Bitmap Index Scan") scans.push(node);
+            for (const child of node.Plans ?? []) walk(child);
+          };
+          walk(plan);
+          expect(scans.map((n) => n["Index Name"])).toEqual([index]);
+          return scans[0]!["Shared Hit Blocks"] + scans[0]!["Shared Read Blocks"];
+        });
+      return read;
+    };
+    const [row] = await db.query(
+      `select count(*)::int as n from pg_class where relname in ('search_vocabulary_trgm', 'search_word_overlaps_shared') and 'fastupdate=off' = any (reloptions)`,
+    );
+    expect(row!.n).toBe(2);
+    const before = await pages();
+    await db.query(`select gin_clean_pending_list(i::regclass) from unnest(array['search_vocabulary_trgm', 'search_word_overlaps_shared']) as i`);
+    expect(before).toEqual(await pages());
+  });
 });
