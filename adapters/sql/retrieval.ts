@@ -11,7 +11,7 @@ import type { Row, SqlExecutor } from "./database.ts";
 import { applicationIndex, detectPgvector, pgvectorIndex, type VectorIndex, type VectorSearch } from "./vectors.ts";
 import type { SqlRepositories } from "./records.ts";
 import { listFromArrays, PackedCache, packedRow, scoreLists, termWeight, topCandidates, type PostingList } from "./packed.ts";
-import { str } from "./rows.ts";
+import { isLockTimeout, str } from "./rows.ts";
 
 /** Transcript windows: utterances per window and the step between window starts (windows overlap). */
 export const WINDOW = { size: 20, stride: 10 };
@@ -142,8 +142,16 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       const packed: string[] = [];
       for (const c of due.slice(0, limit)) {
         const campaignId = str(c.campaign_id);
-        // Two statements: the cutoff's lock on ask_passages must end before the (long) packing.
-        const [cut] = await db.query(`select ask_packed_cutoff() as id`);
+        // Two statements: the cutoff's lock on ask_passages must end before the (long) packing. A
+        // long write (an import) holding it past the cutoff's lock timeout puts the build off to the
+        // next pass: not a failure.
+        let cut: Row | undefined;
+        try {
+          [cut] = await db.query(`select ask_packed_cutoff() as id`);
+        } catch (error) {
+          if (isLockTimeout(error)) continue;
+          throw error;
+        }
         const [done] = await db.query(`select ask_pack($1, $2::bigint) as done`, [campaignId, String(cut!.id)]);
         if (done!.done) packed.push(campaignId);
       }

@@ -15,6 +15,8 @@ export const json = (value: unknown): string => JSON.stringify(value);
 export const jsonArray = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 export const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : json(value));
 export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === "23505";
+/** A lock not granted within the statement's `lock_timeout` (SQLSTATE 55P03). */
+export const isLockTimeout = (error: unknown): boolean => (error as { code?: string } | null)?.code === "55P03";
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 /** The total a page's rows carry; a page past the end has none, so it asks. */

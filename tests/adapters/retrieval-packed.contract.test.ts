@@ -150,4 +150,16 @@ await forEachBackend("Ask packed posting lists", (backend) => {
     sameRanking(a, await ask(sqlOnly, "amber basilisk"));
     expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
   });
+
+  // PostgreSQL only: PGlite has one connection, so no other transaction can hold the lock meanwhile.
+  test.skipIf(backend.name !== "postgres")("a write holding ask_passages past the cutoff's lock timeout puts the build off to the next pass, without an error", async () => {
+    await service.db.query(`delete from ask_packed_builds where campaign_id = $1`, [campaignId]);
+    await service.db.transaction(async (tx) => {
+      // What an import's transaction holds while it writes passages.
+      await tx.query(`lock table ask_passages in row exclusive mode`);
+      expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([]);
+    });
+    expect(await service.db.query(`select 1 from ask_packed_builds where campaign_id = $1`, [campaignId])).toEqual([]);
+    expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
+  });
 });
