@@ -273,9 +273,10 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               group by h.passage_id order by score desc limit $7)`;
   // Scored in the application (packedLexical): the best candidates, of which those still in the
   // campaign and readable by the asker (the blocked CTE's rule, asked of each candidate) stay.
-  const PACKED_SCORED = `scored as (
+  // `first`: the parameter number of the candidates' ids (their scores and coverages follow it).
+  const packedScored = (first: number) => `scored as (
               select c.passage_id, c.score, c.coverage
-              from unnest($12::bigint[], $13::float8[], $14::float8[]) c(passage_id, score, coverage)
+              from unnest($${first}::bigint[], $${first + 1}::float8[], $${first + 2}::float8[]) c(passage_id, score, coverage)
                 join ask_passages p on p.id = c.passage_id and p.campaign_id = $1
               where not coalesce((p.kind = 'journal' and $2::text is not null and not (p.is_public or p.author_id = $2::text or $2::text = any(p.readers)))
                                  or ($3::text[] is not null and (p.session_id = any($3::text[]) or (p.kind = 'beat' and p.session_ids && $3::text[]))), false)
@@ -351,7 +352,7 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
   async function packedOnly(query: RetrievalQuery, a: Analysis, top: { ids: number[]; scores: number[]; coverages: number[] }): Promise<Row[]> {
     const viewer = "readableBy" in query.journals ? query.journals.readableBy : null;
     return db.query(
-      `with ${PACKED_SCORED.replace("$12::bigint[], $13::float8[], $14::float8[]", "$4::bigint[], $5::float8[], $6::float8[]")}
+      `with ${packedScored(4)}
        select p.id, p.kind, p.source_id, coalesce(nullif(p.title, ''), s.title, '') as title, p.body, p.session_id, p.speakers,
               p.utterance_start, p.utterance_end, p.start_s, p.end_s, scored.score, scored.coverage,
               p.source_id = any($8::text[]) as is_entity,
@@ -389,7 +390,7 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
             idf as (select q.term, d.df > $11::real * st.n as common, q.qw * ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as w
                     from q join dfs d using (term) cross join stats st),
             total as (select greatest(sum(w), 1e-6) as w from idf),
-            ${top ? PACKED_SCORED : SQL_SCORED},
+            ${top ? packedScored(12) : SQL_SCORED},
             -- A question naming a session ("session 8", "last session") reads that session's best matches too, and its record.
             hinted_scored as (
               select h.passage_id, sum(i.w * h.tf * ${weights.k1 + 1} / (h.tf + ${weights.k1} * (${1 - weights.b} + ${weights.b} * greatest(h.len / st.avglen, ${weights.minLength})))) as score,

@@ -130,6 +130,9 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
   return Number(row!.n);
 }
 
+/** The end of the range of words ending with `word`, in the index of words spelt backwards (migration 0035). */
+const reversedPrefixEnd = (word: string) => prefixEnd([...word].reverse().join(""));
+
 /**
  * Whether the lists' vocabulary lets the query match (`search_words_known`, migration 0035): every
  * word starts a word of the lists (the prefix step's tsquery); with `suffixFirst`, the first word ends
@@ -137,9 +140,8 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
  * skips steps that cannot find it (the substring statement was planned anew on every call).
  */
 async function wordsKnown(db: SqlExecutor, indexed: IndexedLists, words: string[], suffixFirst: boolean): Promise<boolean> {
-  const reversed = [...words[0]!].reverse().join("");
   const [row] = await db.query(`select search_words_known($1, $2, $3::text[], $4::text[], $5, $6) as known`, [
-    indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd), suffixFirst, prefixEnd(reversed),
+    indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd), suffixFirst, reversedPrefixEnd(words[0]!),
   ]);
   return row!.known === true;
 }
@@ -330,7 +332,7 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
            ) ranked
            where position <= $4 order by doc_type, position`,
           [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16),
-            gated, words.slice(0, 16).map(prefixEnd), gated ? prefixEnd([...words[0]!].reverse().join("")) : null],
+            gated, words.slice(0, 16).map(prefixEnd), gated ? reversedPrefixEnd(words[0]!) : null],
         );
       if (!rows.length)
         // Nothing near in the vocabulary: every title by word similarity (the trigram index).
