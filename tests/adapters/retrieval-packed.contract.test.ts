@@ -6,20 +6,12 @@ import { expect, test } from "bun:test";
 import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { sqlRetriever } from "../../adapters/sql/retrieval.ts";
 import type { Passage, RetrievalQuery } from "../../ports/retrieval.ts";
+import { mulberry32 } from "../../bench/lib/random.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { inProcessOn, type InProcessService } from "../support/inprocess.ts";
 
 const WORDS = "amber basilisk cinder dagger ember falcon goblet harbor ivory juniper kestrel lantern marble nettle obsidian pewter quiver raven saffron thistle umber velvet willow yarrow zephyr".split(" ");
 
-/** A fixed pseudo-random sequence (mulberry32), so the crafted campaign is the same every run. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 await forEachBackend("Ask packed posting lists", (backend) => {
   let service: InProcessService;
@@ -77,7 +69,8 @@ await forEachBackend("Ask packed posting lists", (backend) => {
     packed = sqlRetriever(spy);
     sqlOnly = sqlRetriever(db, { sqlOnly: true });
     // 400 passages of 5–40 words drawn unevenly from the vocabulary (the early words common, the late ones rare).
-    const next = random(15);
+    // A fixed sequence, so the crafted campaign is the same every run.
+    const next = mulberry32(15);
     const text = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(WORDS.length * next() ** 2)]).join(" ");
     await passages(db, Array.from({ length: 400 }, (_, i) => ({ title: `p${i} ${i % 7 === 0 ? text(2) : ""}`, body: text(5 + Math.floor(next() * 36)), session: i % 3 })));
   });
