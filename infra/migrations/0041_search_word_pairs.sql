@@ -42,31 +42,23 @@ returns tsquery
 language plpgsql stable
 set plan_cache_mode = force_generic_plan set enable_seqscan = off set enable_bitmapscan = off set jit = off as $$
 declare
-  ord int[];
-  fewest bigint;
-  a int;
-  b int;
-  q text;
+  a text[];
+  a_word text;
+  b text;
 begin
   if p_words is null or cardinality(p_words) < 2 then return null; end if;
-  -- The query words by how many vocabulary words they start (counted to 65).
-  select array_agg(w.i order by c.k, w.i), min(c.k) into ord, fewest
-  from unnest(p_words, p_ends) with ordinality w(word, high, i)
-  cross join lateral (
-    select count(*) as k from (
-      select from search_vocabulary v
-      where v.campaign_id = p_campaign and v.list = any (p_lists) and v.term >= w.word collate "C" and v.term < w.high collate "C"
-      limit 65) x) c;
-  a := ord[1];
-  b := ord[2];
-  if fewest > 64 or starts_with(p_words[a], p_words[b]) or starts_with(p_words[b], p_words[a]) then
-    return null;
-  end if;
-  select string_agg(distinct '''' || replace(replace(v.term || ' ' || p_words[b], '\', '\\'), '''', '''''') || ''':*', ' | ')
-  into q
-  from search_vocabulary v
-  where v.campaign_id = p_campaign and v.list = any (p_lists) and v.term >= p_words[a] collate "C" and v.term < p_ends[a] collate "C" and v.n > 0;
-  return (coalesce(q || ' | ', '') || ''' +''')::tsquery;
+  -- The two query words that start the fewest vocabulary words (read to 65), with the first one's words.
+  select w.terms, w.word, w.next into a, a_word, b
+  from (select u.terms, u.word, lead(u.word) over (order by cardinality(u.terms), u.i) as next, row_number() over (order by cardinality(u.terms), u.i) as r
+        from (select w.word, w.i, array(
+                select v.term::text from search_vocabulary v
+                where v.campaign_id = p_campaign and v.list = any (p_lists) and v.term >= w.word collate "C" and v.term < w.high collate "C"
+                limit 65) as terms
+              from unnest(p_words, p_ends) with ordinality w(word, high, i)) u) w
+  where w.r = 1;
+  if cardinality(a) > 64 or starts_with(a_word, b) or starts_with(b, a_word) then return null; end if;
+  return (array_to_string(array(select '''' || replace(replace(t || ' ' || b, '\', '\\'), '''', '''''') || ''':*' from unnest(a) t), ' | ')
+    || case when cardinality(a) > 0 then ' | ' else '' end || ''' +''')::tsquery;
 end $$;
 
 -- The tiers of 0026 with the query's plain words and their prefix ends (null when the query is not
