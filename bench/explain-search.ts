@@ -51,6 +51,11 @@ await store("list characters, substring").characters.list(campaign, { approvedOn
 await store("list characters, misspelled").characters.list(campaign, { approvedOnly: true, search: misspelled }, page);
 await store("list characters, typo").characters.list(campaign, { approvedOnly: true, search: typo }, page);
 await store("list locations, name").entities.list(campaign, "location", { search: place }, page);
+// The filtered session pages (the seed's ten oldest are its voice-chat and public ones) and filters with a search.
+await store("list sessions, rare old type").sessions.list(campaign, { type: "chatVoice" }, page);
+await store("list sessions, public only").sessions.list(campaign, { publicOnly: true }, page);
+await store("list characters, PCs by prefix").characters.list(campaign, { approvedOnly: true, type: "PC", search: prefix }, page);
+await store("list quests, search").quests.list(campaign, { search: "quest 12" }, page);
 const types = ["characters", "factions", "locations", "items", "sessions", "beats", "moments", "quests", "journals"];
 for (const [label, q] of [["name", name], ["misspelled", misspelled], ["typo", typo], ["rare word", "quillbrook"], ["word in 1/4", "wayfarer"]])
   await store(`cross-type search, ${label}`).search.search(campaign, q!, types, 10, "nobody");

@@ -86,6 +86,10 @@ const PLACE_KINDS = ["city", "keep", "forest", "cavern", "temple", "port", "vill
 // A word in one record of four (characters and locations: half the documents' quarter each), and one in a single record.
 const BROAD = "wayfarer";
 const RARE = "quillbrook";
+// Sessions of a rare type (and the only public ones): the campaign's oldest.
+const RARE_SESSIONS = 10;
+// A quest search whose matches grow with the campaign: the quests whose number starts with 12 (111 at 10k, 1,111 at 100k).
+const QUEST_SEARCH = "quest 12";
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 
@@ -166,8 +170,12 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
     select 'moment' || ${id}, $1, 'Moment ' || g, 'moment', ${at} from generate_series($2::int, $3::int) g where $4::text is not null`);
   await series(`insert into quests (id, campaign_id, order_index, quest_name, quest_category, status, search_text, created_at)
     select 'quest' || ${id}, $1, g, 'Quest ' || g, 'main', 'active', 'Quest ' || g, ${at} from generate_series($2::int, $3::int) g where $4::text is not null`);
-  await series(`insert into sessions (id, campaign_id, type, title, session_date, created_at)
-    select 'session' || ${id}, $1, 'rawNotes', 'Session ' || g, ${at}, ${at} from generate_series($2::int, $3::int) g where $4::text is not null`);
+  // The ten oldest sessions are the campaign's only voice-chat ones and its only public ones: a
+  // filtered session list numbers its rows over the whole campaign, and these are the farthest from
+  // the newest end (RARE_SESSIONS).
+  await series(`insert into sessions (id, campaign_id, type, title, session_date, created_at, public)
+    select 'session' || ${id}, $1, case when g <= ${RARE_SESSIONS} then 'chatVoice' else 'rawNotes' end, 'Session ' || g, ${at}, ${at}, g <= ${RARE_SESSIONS}
+    from generate_series($2::int, $3::int) g where $4::text is not null`);
   await series(`insert into journal_entries (id, campaign_id, title, content, is_public, author_id, created_at)
     select 'journal' || ${id}, $1, 'Entry ' || g, 'Entry text ' || g, g % 10 <> 0, $4, ${at} from generate_series($2::int, $3::int) g`);
   // Bulk loading leaves GIN pending lists that autovacuum would soon merge; merge them now.
@@ -280,6 +288,12 @@ async function main() {
   const n = COUNTS.others;
   const pcs = data.characters.filter((x) => x.type === "PC").length;
   type Check = (body: any) => boolean;
+  const oldest = Math.min(RARE_SESSIONS, n);
+  const rareSessions = (is: (row: any) => boolean): Check => (b) =>
+    b.total === oldest && b.data.length === Math.min(20, oldest) && b.data.every(is) && b.data.map((r: any) => r.index).join() === Array.from({ length: oldest }, (_, i) => oldest - i).join();
+  // Independent of the service: the PCs with a word of their search text starting with the prefix.
+  const pcsByPrefix = data.characters.filter((x) => x.type === "PC" && x.search_text.toLowerCase().split(/[^a-z0-9]+/).some((w) => w.startsWith(prefix.toLowerCase()))).length;
+  const questMatches = Array.from({ length: n }, (_, i) => String(i + 1)).filter((g) => g.startsWith(QUEST_SEARCH.slice("quest ".length))).length;
   const names = (body: any): string[] => body.data.map((r: any) => r.character_name ?? r.name);
   const firstPage = (total: number): Check => (body) => body.total === total && body.data.length === Math.min(20, total);
   const finds = (wanted: string): Check => (body) => names(body).includes(wanted);
@@ -306,6 +320,17 @@ async function main() {
     { group: "list", label: "list characters, a type none has", path: `/v1/characters?${c}&character_type=Other`, check: (b) => b.total === 0 && b.data.length === 0 },
     { group: "list", label: "list links, a type none has", path: `/v1/campaigns/${campaignId}/links?to_type=Item`, check: (b) => b.total === 0 && b.data.length === 0 },
     ...(n ? [{ group: "list" as const, label: "list quests, status and category none has", path: `/v1/quests?${c}&status=failed&quest_category=personal`, check: (b: any) => b.total === 0 && b.data.length === 0 }] : []),
+    // Sessions filtered by a type only the ten oldest have, and public only (the same ten): each
+    // keeps its number over the whole campaign (the oldest is 1).
+    ...(n
+      ? [
+          { group: "list" as const, label: "list sessions, rare old type", path: `/v1/sessions?${c}&session_type=chatVoice`, check: rareSessions((r) => r.type === "chatVoice") },
+          { group: "list" as const, label: "list sessions, public only", path: `/v1/sessions?${c}&public_only=true`, check: rareSessions((r) => r.public === true) },
+        ]
+      : []),
+    // A filter with a search: the total counts the matches (not the campaign's counters).
+    { group: "search", label: "list characters, PCs by prefix", path: `/v1/characters?${c}&character_type=PC&search=${encodeURIComponent(prefix)}`, check: (b) => b.total === pcsByPrefix && b.data.length === Math.min(20, pcsByPrefix) && b.data.every((r: any) => r.type === "PC") },
+    ...(n ? [{ group: "search" as const, label: "list quests, search", path: `/v1/quests?${c}&search=${encodeURIComponent(QUEST_SEARCH)}`, check: (b: any) => b.total === questMatches && b.data.length === Math.min(20, questMatches) && b.data[0]?.quest_name === "Quest 12" }] : []),
     { group: "search", label: "list characters, exact name", path: `/v1/characters?${c}&search=${encodeURIComponent(target.character_name)}`, check: (b) => names(b)[0] === target.character_name },
     { group: "search", label: "list characters, prefix", path: `/v1/characters?${c}&search=${encodeURIComponent(prefix)}`, check: (b) => names(b).length > 0 && names(b).every((x) => x.toLowerCase().split(/\s+/).some((w) => w.startsWith(prefix.toLowerCase()))) },
     { group: "search", label: "list characters, substring", path: `/v1/characters?${c}&search=${encodeURIComponent(inside)}`, check: (b) => b.data.length > 0 && names(b).some((x) => x.toLowerCase().includes(inside)) },

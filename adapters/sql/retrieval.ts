@@ -121,7 +121,38 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       for (const campaignId of folded) await db.query(`select ask_counts_compact($1)`, [campaignId]);
       return folded;
     },
-    async pack(minPassages, limit) {
+    async pack(minPassages, limit, options = {}) {
+      // Migration 0040: a build is written a few thousand postings a statement, so that on PGlite's
+      // one connection requests run between them (each statement is queued behind those already
+      // waiting; the pause lets a request's next statement in too). PostgreSQL builds on a
+      // connection of its own and needs no pause.
+      const pglite = (db as { backend?: string }).backend === "pglite";
+      const budget = options.postingsPerStatement ?? (pglite ? 20_000 : 200_000);
+      const between = options.between ?? (pglite ? (ms: number) => Bun.sleep(Math.max(5, ms)) : null);
+      const step = async (text: string, params: unknown[]) => {
+        const started = performance.now();
+        const rows = await db.query(text, params);
+        if (between) await between(performance.now() - started);
+        return rows;
+      };
+      // PGlite has no autovacuum, and the statistics pass's VACUUM of ask_packed after a rebuild (135 MB
+      // of TOAST written and as much deleted at 105k passages) is one statement of a second or more:
+      // vacuumed here every ~1M postings written or deleted instead, each vacuum reading only the
+      // pages changed since the last.
+      const vacuumEvery = options.vacuumEveryPostings ?? (pglite ? 1_000_000 : 0);
+      let churned = 0;
+      const written = async () => {
+        if (!vacuumEvery || (churned += budget) < vacuumEvery) return;
+        churned = 0;
+        await step(`vacuum (skip_locked) ask_packed`, []);
+      };
+      // Rows of replaced, stale or abandoned builds, a batch a statement.
+      const sweep = async () => {
+        while (Number((await step(`select ask_pack_sweep($1::bigint) as n`, [budget]))[0]!.n) > 0) await written();
+      };
+      // A build left half written (the process stopped) is abandoned after this long untouched.
+      await db.query(`select ask_pack_expire(interval '5 minutes')`);
+      await sweep();
       const campaigns = await db.query(
         // Each campaign's passage count by its own ask_counts key (not a scan of every word's counts).
         `with live as (select c.id as campaign_id, x.n from campaigns c
@@ -142,19 +173,29 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       const packed: string[] = [];
       for (const c of due.slice(0, limit)) {
         const campaignId = str(c.campaign_id);
-        // Two statements: the cutoff's lock on ask_passages must end before the (long) packing. A
+        // The cutoff in a statement of its own: its lock on ask_passages ends before the build. A
         // long write (an import) holding it past the cutoff's lock timeout puts the build off to the
         // next pass: not a failure.
         let cut: Row | undefined;
         try {
-          [cut] = await db.query(`select ask_packed_cutoff() as id`);
+          [cut] = await step(`select ask_packed_cutoff() as id`, []);
         } catch (error) {
           if (isLockTimeout(error)) continue;
           throw error;
         }
-        const [done] = await db.query(`select ask_pack($1, $2::bigint) as done`, [campaignId, String(cut!.id)]);
-        if (done!.done) packed.push(campaignId);
+        const [begun] = await step(`select ask_pack_begin($1, $2::bigint) as build`, [campaignId, String(cut!.id)]);
+        // Null: another instance is writing a build of it.
+        if (begun!.build === null) continue;
+        const build = String(begun!.build);
+        let more = 1;
+        while (more > 0) {
+          more = Number((await step(`select ask_pack_batch($1, $2::bigint, $3::bigint) as more`, [campaignId, build, budget]))[0]!.more);
+          await written();
+        }
+        // -1: the build went meanwhile (a passage rewritten in place, the campaign deleted).
+        if (more === 0 && (await step(`select ask_pack_finish($1, $2::bigint) as done`, [campaignId, build]))[0]!.done) packed.push(campaignId);
       }
+      await sweep();
       return packed;
     },
   };
@@ -316,7 +357,7 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df,
               p.n as packed_n, p.base, p.ids, p.tfs, p.lens, d.ids as delta_ids, d.tfs as delta_tfs, d.lens as delta_lens
        from unnest($2::text[]) with ordinality q(term, ord) cross join stats st cross join b
-         left join ask_packed p on p.campaign_id = $1 and p.term = q.term and not (b.build_id = $3::bigint and q.term = any($4::text[]))
+         left join ask_packed p on p.campaign_id = $1 and p.build_id = b.build_id and p.term = q.term and not (b.build_id = $3::bigint and q.term = any($4::text[]))
          cross join lateral (select array_agg(t.passage_id order by t.passage_id) as ids, array_agg(t.tf order by t.passage_id) as tfs,
                                     array_agg(t.len order by t.passage_id) as lens
                              from ask_terms t where t.campaign_id = $1 and t.term = q.term and t.passage_id > b.max_passage_id) d

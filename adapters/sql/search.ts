@@ -285,71 +285,37 @@ export function searchIndex(db: SqlExecutor): SearchIndex {
       await db.query(`delete from search_documents where doc_type = $1 and facets->>$2 = $3`, [docType, facet, value]);
     },
     async search(campaignId, query, docTypes, perType, viewerId) {
-      // Full text first (title words by prefix, body words stemmed); substring or trigram similarity
-      // on titles only when that finds nothing. Snippets are cut here: ts_headline cost as much as
-      // the rest of the query. Documents with a visibility facet (journal entries) show only to those
-      // the journal rule lets see them (search_visible, migration 0015).
-      const ranked = (source: string, rank: string) =>
-        `select doc_type, doc_id, title, score, body
-         from (
-           select d.doc_type, d.doc_id, d.title, d.body, s.score,
-                  row_number() over (partition by d.doc_type order by s.score desc, d.doc_id) as position
-           from ${source} cross join lateral (select ${rank} as score) s
-         ) ranked
-         where position <= $4 order by doc_type, position`;
-      const tsquery = prefixQuery(query);
-      let rows: Row[] = [];
-      if (tsquery)
-        // Two stages, so a word in a quarter of the campaign does not rank a quarter of the campaign:
-        // per type, at most CANDIDATES documents whose title matches and as many whose text does, then
-        // ts_rank over those alone, in one call that answers only each type's first hits
-        // (search_ranked, migration 0028). Title hits outrank body hits (weight A over B), so the best
-        // are among the candidates; below CANDIDATES hits a type's answer is exactly the full ranking.
-        rows = await db.query(
-          `select doc_type, doc_id, title, score, body
-           from search_ranked($1, $3, to_tsquery('simple', $6), websearch_to_tsquery('english', $2), $5, ${CANDIDATES}, $4)`,
-          [campaignId, query, docTypes.join(","), perType, viewerId, tsquery],
-        );
+      // One call, its stages each asked only when the one before found nothing (search_cross_type,
+      // migration 0042). Full text first (title words by prefix, body words stemmed): two stages, so
+      // a word in a quarter of the campaign does not rank a quarter of the campaign — per type, at
+      // most CANDIDATES documents whose title matches and as many whose text does, then ts_rank over
+      // those alone (search_ranked, migration 0028). Title hits outrank body hits (weight A over B),
+      // so the best are among the candidates; below CANDIDATES hits a type's answer is exactly the
+      // full ranking. For plain words the stage is skipped when a word starts no title word of the
+      // campaign and no document matches the text query (a misspelt name). Then titles holding the
+      // query (score 1 + word similarity) and similar titles from the title vocabulary (migrations
+      // 0030, 0035: scored by how near their words are to the query's, word similarity breaking
+      // ties, so the misspelt name comes first); the titles-holding half is skipped when no title
+      // can hold the query (search_title_words_known, 0035). Last, every title by word similarity
+      // (search_similar, 0021: the title trigram index, never a table scan). Snippets are cut here:
+      // ts_headline cost as much as the rest. Documents with a visibility facet (journal entries)
+      // show only to those the journal rule lets see them (search_visible, migration 0015).
       const words = queryWords(query);
-      // Several plain words, the query as typed: the titles holding it must end a word with the first
-      // and start words with the others (search_title_words_known, migration 0035), else that half is
-      // skipped (a one-time filter): a typo did not pay for the title trigram index.
+      const first = words.slice(0, 16);
+      // Plain words are what the title vocabulary can answer for (to_tsvector('simple') keeps them whole).
+      const plain = first.length > 0 && first.every((word) => /^[a-z0-9]{1,64}$/.test(word));
+      // The query as typed, several plain words: a title holding it ends a word with the first and
+      // starts words with the others.
       const gated = words.length > 1 && words.length <= 16 && words.every((word) => /^[a-z0-9]+$/.test(word)) && query.trim().toLowerCase() === words.join(" ");
-      if (!rows.length && words.length)
-        // Titles holding the query (score 1 + word similarity, as before), then similar titles from
-        // the title vocabulary (migration 0030; twice perType candidates per type): scored by how
-        // near their words are to the query's (mean over query words), word similarity breaking
-        // ties, so the misspelt name comes first.
-        rows = await db.query(
-          `select doc_type, doc_id, title, score, body
-           from (
-             select d.*, row_number() over (partition by d.doc_type order by d.score desc, d.similarity desc, d.doc_id) as position
-             from (
-               select c.doc_type, c.doc_id, c.title, c.body, 1 + word_similarity($2, c.title) as score, 0 as similarity
-               from search_titles_containing($1, $3, $6, $5) c
-               where not $8::boolean or search_title_words_known($1, $7::text[], $9::text[], $10)
-               union all
-               select t.doc_type, t.doc_id, t.title, t.body, t.near, word_similarity($2, t.title)
-               from search_similar_titles($1, $3, $2, $7::text[], $6, $5, ${NEAR_WORDS}, $4 * 2) t
-             ) d
-           ) ranked
-           where position <= $4 order by doc_type, position`,
-          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query), words.slice(0, 16),
-            gated, words.slice(0, 16).map(prefixEnd), gated ? reversedPrefixEnd(words[0]!) : null],
-        );
-      if (!rows.length)
-        // Nothing near in the vocabulary: every title by word similarity (the trigram index).
-        rows = await db.query(
-          ranked(
-            // search_similar (migration 0021): the title trigram index on PGlite too, never a table scan.
-            `search_similar($1, $3, $2, $6, $5) d`,
-            `(d.title ilike $6)::int + word_similarity($2, d.title)`,
-          ),
-          [campaignId, query, docTypes.join(","), perType, viewerId, likePattern(query)],
-        );
+      const rows = await db.query(
+        `select doc_type, doc_id, title, body, rank, score
+         from search_cross_type($1, $2, $3, to_tsquery('simple', $4), $5::text[], $6::text[], $7, $8, $9, $10, $11, $12, ${CANDIDATES}, ${NEAR_WORDS})`,
+        [campaignId, docTypes.join(","), query, prefixQuery(query), first, first.map(prefixEnd), plain,
+          gated, gated ? reversedPrefixEnd(words[0]!) : null, likePattern(query), viewerId, perType],
+      );
       const hits = new Map<string, SearchHit[]>();
       for (const row of rows) {
-        const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: searchSnippet(str(row.body), words), score: Math.round(Number(row.score) * 1000) / 1000 };
+        const hit = { doc_type: str(row.doc_type), doc_id: str(row.doc_id), title: str(row.title), snippet: searchSnippet(str(row.body), words), score: Math.round(Number(row.rank ?? row.score) * 1000) / 1000 };
         (hits.get(hit.doc_type) ?? hits.set(hit.doc_type, []).get(hit.doc_type)!).push(hit);
       }
       return hits;

@@ -38,40 +38,26 @@ export function sessions(db: SqlExecutor): SessionRepository {
         const first = total - offsetOf(page);
         return { rows: rows.map((row, i) => ({ ...SESSIONS.toRecord(row), index: first - i })), total };
       }
-      // A filtered list keeps each session's number over the whole campaign: the campaign's count
-      // (its counter) less the position, newest first, among the sessions from the page's oldest row
-      // on — only that range is numbered, not every session of the campaign before filtering.
-      const where = new Where([campaignId]).also(`campaign_id = $1`);
-      if (filters.type) where.add(filters.type, (p) => `type = ${p}`);
-      if (filters.publicOnly) where.also(`public`);
-      const from = `from sessions where ${where.sql}`;
+      // A filtered list keeps each session's number over the whole campaign: kept in session_numbers
+      // by triggers (migration 0043), so the page reads its own sessions' numbers and no others.
+      const where = new Where([campaignId]).also(`s.campaign_id = $1`);
+      if (filters.type) where.add(filters.type, (p) => `s.type = ${p}`);
+      if (filters.publicOnly) where.also(`s.public`);
       // The filtered total is a counter too (migration 0029): by type ($2), public, or both.
       const count = filters.type ? countedBy("$1", filters.publicOnly ? "sessions:public:type:" : "sessions:type:", "$2") : counted("$1", "sessions:public");
-      const limitAt = where.params.length + 1;
-      const rows = await db.query(
-        `with p as (select *, ${count}::int as total_count ${from} order by ${order} limit $${limitAt} offset $${limitAt + 1}),
-              r as (select id, row_number() over (order by ${order}) as from_end from sessions
-                    where campaign_id = $1 and (session_date, created_at, id) >= (select session_date, created_at, id from p order by session_date, created_at, id limit 1))
-         select p.*, (${counted("$1", "sessions")} - r.from_end + 1)::int as number from p join r on r.id = p.id order by p.session_date desc, p.created_at desc, p.id desc`,
-        [...where.params, page.size, offsetOf(page)],
-      );
-      const total = await totalOf(db, rows, from, where.params, page, count);
+      const { rows, total } = await paged(db, "s.*, n.number", `from sessions s left join session_numbers n on n.session_id = s.id where ${where.sql}`,
+        `s.session_date desc, s.created_at desc, s.id desc`, where.params, page, count);
       return { rows: rows.map((row) => ({ ...SESSIONS.toRecord(row), index: Number(row.number) })), total };
     },
     async numberOf(session) {
-      const [row] = await db.query(
-        `select count(*)::int as n from sessions where campaign_id = $1 and (session_date, created_at, id) <= ($2::timestamptz, $3::timestamptz, $4)`,
-        [session.campaign_id, session.session_date, session.created_at, session.id],
-      );
-      return Number(row!.n);
+      const [row] = await db.query(`select number from session_numbers where session_id = $1`, [session.id]);
+      return Number(row?.number ?? 0);
     },
     async refs(campaignId, ids) {
       if (!ids.length) return new Map();
       const rows = await db.query(
-        `select id, title, session_date, number from (
-           select id, title, session_date, row_number() over (order by session_date, created_at, id)::int as number
-           from sessions where campaign_id = $1) numbered
-         where id = any (select jsonb_array_elements_text($2::text::jsonb))`,
+        `select s.id, s.title, s.session_date, n.number from sessions s join session_numbers n on n.session_id = s.id
+         where s.campaign_id = $1 and s.id = any (select jsonb_array_elements_text($2::text::jsonb))`,
         [campaignId, json(ids)],
       );
       return new Map(rows.map((row): [string, SessionRef] => [str(row.id), { id: str(row.id), number: Number(row.number), title: str(row.title), session_date: iso(row.session_date) }]));

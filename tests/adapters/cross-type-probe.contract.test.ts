@@ -91,14 +91,14 @@ await forEachBackend("cross-type search, the title stage", (backend) => {
   });
   afterAll(async () => close?.());
 
-  /** search_ranked with p_n candidates per type: its hits (type:id) and how many scans the title index made. */
+  /** search_ranked with p_n candidates per type (title scans on: 0042's p_titled): its hits (type:id) and how many scans the title index made. */
   const ranked = (candidates: number) =>
     db.transaction(async (tx) => {
       // The counter holds this backend's scans not yet reported, earlier transactions' included: the difference.
       const scanned = async () => (await tx.query(`select pg_stat_get_xact_numscans('search_documents_title_fts'::regclass)::int as n`))[0]!.n as number;
       const before = await scanned();
       const rows = await tx.query(
-        `select doc_type, doc_id from search_ranked($1, 'characters,items,locations', to_tsquery('simple', 'radra:*'), websearch_to_tsquery('english', 'radra'), 'nobody', $2, 10)`,
+        `select doc_type, doc_id from search_ranked($1, 'characters,items,locations', to_tsquery('simple', 'radra:*'), websearch_to_tsquery('english', 'radra'), 'nobody', $2, 10, true)`,
         [campaignId, candidates],
       );
       return { hits: rows.map((r) => `${r.doc_type}:${r.doc_id}`), scans: (await scanned()) - before };
