@@ -135,9 +135,20 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
         if (between) await between(performance.now() - started);
         return rows;
       };
+      // PGlite has no autovacuum, and the statistics pass's VACUUM of ask_packed after a rebuild (135 MB
+      // of TOAST written and as much deleted at 105k passages) is one statement of a second or more:
+      // vacuumed here every ~1M postings written or deleted instead, each vacuum reading only the
+      // pages changed since the last.
+      const vacuumEvery = options.vacuumEveryPostings ?? (pglite ? 1_000_000 : 0);
+      let churned = 0;
+      const written = async () => {
+        if (!vacuumEvery || (churned += budget) < vacuumEvery) return;
+        churned = 0;
+        await step(`vacuum (skip_locked) ask_packed`, []);
+      };
       // Rows of replaced, stale or abandoned builds, a batch a statement.
       const sweep = async () => {
-        while (Number((await step(`select ask_pack_sweep($1::bigint) as n`, [budget]))[0]!.n) > 0);
+        while (Number((await step(`select ask_pack_sweep($1::bigint) as n`, [budget]))[0]!.n) > 0) await written();
       };
       // A build left half written (the process stopped) is abandoned after this long untouched.
       await db.query(`select ask_pack_expire(interval '5 minutes')`);
@@ -177,7 +188,10 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
         if (begun!.build === null) continue;
         const build = String(begun!.build);
         let more = 1;
-        while (more > 0) more = Number((await step(`select ask_pack_batch($1, $2::bigint, $3::bigint) as more`, [campaignId, build, budget]))[0]!.more);
+        while (more > 0) {
+          more = Number((await step(`select ask_pack_batch($1, $2::bigint, $3::bigint) as more`, [campaignId, build, budget]))[0]!.more);
+          await written();
+        }
         // -1: the build went meanwhile (a passage rewritten in place, the campaign deleted).
         if (more === 0 && (await step(`select ask_pack_finish($1, $2::bigint) as done`, [campaignId, build]))[0]!.done) packed.push(campaignId);
       }

@@ -28,6 +28,8 @@ export interface PackOptions {
   postingsPerStatement?: number;
   /** Awaited after each statement of a build, given its time (default on PGlite: a pause as long, at least 5 ms). */
   between?: (statementMs: number) => Promise<void>;
+  /** The packed table is vacuumed after about this many postings written or deleted (default on PGlite 1,000,000; 0: never). */
+  vacuumEveryPostings?: number;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

@@ -222,7 +222,7 @@ await forEachBackend("Ask packed posting lists", (backend) => {
   test.skipIf(backend.name !== "pglite")("on PGlite, questions asked while a build is written are answered between its statements", async () => {
     await grow("medlar");
     let building = true;
-    const packing = service.deps.records.askIndex.pack(100, 10, { postingsPerStatement: 500 }).finally(() => {
+    const packing = service.deps.records.askIndex.pack(100, 10, { postingsPerStatement: 500, vacuumEveryPostings: 5000 }).finally(() => {
       building = false;
     });
     // After each answer, how many words the build being written holds.
