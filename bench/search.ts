@@ -194,7 +194,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
     }));
   };
   await inParallel(data.characters, async (c) => {
-    c.id = await post("/v1/characters", { campaign_id: campaignId, character_name: c.character_name, character_aliases: c.character_aliases, player_name: c.player_name, character_type: c.type, description: c.description });
+    c.id = await post("/v1/characters", { campaign_id: campaignId, character_name: c.character_name, character_aliases: c.character_aliases, player_name: c.player_name, type: c.type, description: c.description });
   });
   await inParallel(data.locations, async (l) => {
     l.id = await post("/v1/locations", { campaign_id: campaignId, name: l.name, type: l.type, description: l.description });

@@ -226,8 +226,11 @@ async function tieredPage(
   const gate = known
     ? ` where search_words_known($${n + 9}, $${n + 10}, $${n + 11}::text[], $${n + 12}::text[], false, null)`
     : "";
+  // The words and their prefix ends also let the last tier look up word pairs (migration 0041);
+  // without them (not plain words, a filter the vocabulary does not know) it reads the text index.
+  const words = known ? [`$${n + 11}::text[]`, `$${n + 12}::text[]`] : ["null", "null"];
   return db.query(
-    `select ${columns} from ${tiers}(${args.join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
+    `select ${columns} from ${tiers}(${[...args, ...words].join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
     known ? [...params, known.indexed.campaignId, listsParam(known.indexed), known.words, known.words.map(prefixEnd)] : params,
   );
 }

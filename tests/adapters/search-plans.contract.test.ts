@@ -84,12 +84,12 @@ await forEachBackend("list search plans kept per connection", (backend) => {
   test(`a first page among ${MATCHES} names sharing a prefix reads a few pages in name order, not every match`, async () => {
     const expected = ["Vexa 0001", "Vexa 0002", "Vexa 0003", "Vexa 0004", "Vexa 0005"];
     const characters = await called(
-      `select character_name as name from search_character_names($1, false, null, to_tsquery('simple', 'vexa:*'), 'vexa', 'vexa', 'vexb', 'vexa%', 5)`,
+      `select character_name as name from search_character_names($1, false, null, to_tsquery('simple', 'vexa:*'), 'vexa', 'vexa', 'vexb', 'vexa%', 5, null, null)`,
       [campaign],
     );
     expect(characters.names).toEqual(expected);
     const entities = await called(
-      `select name from search_entity_names($1, 'location', to_tsquery('simple', 'vexa:*'), 'vexa', 'vexa', 'vexb', 'vexa%', 5)`,
+      `select name from search_entity_names($1, 'location', to_tsquery('simple', 'vexa:*'), 'vexa', 'vexa', 'vexb', 'vexa%', 5, null, null)`,
       [campaign],
     );
     expect(entities.names).toEqual(expected);

@@ -93,11 +93,11 @@ await forEachBackend("similar names from the vocabulary", (backend) => {
 
   test("a typo skips the prefix and substring steps and finds its word through the deletion variants, no trigram index read", async () => {
     // "rdara": radra with two letters swapped, trigram similarity 0.2 (0030's lookup found nothing near).
-    const indexes = ["search_vocabulary_trgm", "characters_trgm", "characters_fts", "search_word_variants_pkey"];
+    const indexes = ["search_vocabulary_trgm", "characters_trgm", "characters_fts", "characters_word_pairs", "search_word_variants_pkey"];
     const found = await scanning("Vexqualia Rdara", indexes);
     expect(found.names[0]).toBe("Vexqualia Radra");
     expect(found.substring).toBe(0);
-    expect(found.scans).toEqual({ search_vocabulary_trgm: 0, characters_trgm: 0, characters_fts: 0, search_word_variants_pkey: found.scans.search_word_variants_pkey! });
+    expect(found.scans).toEqual({ search_vocabulary_trgm: 0, characters_trgm: 0, characters_fts: 0, characters_word_pairs: 0, search_word_variants_pkey: found.scans.search_word_variants_pkey! });
     // Counted once per array element on PostgreSQL 15, once in all on later versions (PGlite).
     expect(found.scans.search_word_variants_pkey).toBeGreaterThan(0);
     // A word two edits from every word is still found through the trigram neighbours.
@@ -105,11 +105,13 @@ await forEachBackend("similar names from the vocabulary", (backend) => {
     expect(far.names[0]).toBe("Vexqualia Radra");
     expect(far.scans.search_vocabulary_trgm).toBeGreaterThan(0);
     // The steps still run where they can match: a prefix, and a query ending a word and starting another.
-    expect((await scanning("Vexqua Rad", indexes)).scans.characters_fts).toBeGreaterThan(0);
+    // (The prefix step's last tier reads two plain words' pairs, migration 0041.)
+    expect((await scanning("Vexqua Rad", indexes)).scans.characters_word_pairs).toBeGreaterThan(0);
     const inside = await scanning("exqualia Radra", indexes);
     expect(inside.names).toEqual(["Vexqualia Radra"]);
     expect(inside.substring).toBe(1);
     expect(inside.scans.characters_fts).toBe(0);
+    expect(inside.scans.characters_word_pairs).toBe(0);
   });
 
   test("each word of the vocabularies has its one-letter deletions, written with the word", async () => {
