@@ -185,8 +185,18 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
 
 /** The black-box seed: every character and location created with POST, eight at a time, as an import would. */
 async function seedThroughApi(url: string, key: string, campaignId: string, data: ReturnType<typeof generate>) {
-  const must = mustCaller(localSend(), url, key);
-  const post = async (path: string, body: unknown) => String((await must("POST", path, body)).id);
+  // A minute per POST, not the bench's usual 10 s: a slow create is what this seed is here to
+  // report (counted below), not a reason to lose the hour it took.
+  const must = mustCaller(localSend(60_000), url, key);
+  const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "" };
+  const post = async (path: string, body: unknown) => {
+    const started = performance.now();
+    const id = String((await must("POST", path, body)).id);
+    const took = performance.now() - started;
+    if (took > 1000) slow.overOneSecond++;
+    if (took > slow.slowestMs) Object.assign(slow, { slowestMs: Math.round(took), slowestAt: `${new Date().toISOString()} ${path}` });
+    return id;
+  };
   const inParallel = async <T>(items: T[], work: (item: T) => Promise<void>) => {
     let next = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {
@@ -194,7 +204,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
     }));
   };
   await inParallel(data.characters, async (c) => {
-    c.id = await post("/v1/characters", { campaign_id: campaignId, character_name: c.character_name, character_aliases: c.character_aliases, player_name: c.player_name, character_type: c.type, description: c.description });
+    c.id = await post("/v1/characters", { campaign_id: campaignId, character_name: c.character_name, character_aliases: c.character_aliases, player_name: c.player_name, type: c.type, description: c.description });
   });
   await inParallel(data.locations, async (l) => {
     l.id = await post("/v1/locations", { campaign_id: campaignId, name: l.name, type: l.type, description: l.description });
@@ -203,6 +213,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   await inParallel(links, async (l) => {
     await post(`/v1/campaigns/${campaignId}/links`, { from_type: "Character", from_id: l.from, to_type: "Location", to_id: l.to, alias: l.alias });
   });
+  console.log(`  POSTs over 1 s: ${slow.overOneSecond}; slowest ${slow.slowestMs} ms (${slow.slowestAt})`);
 }
 
 /** The bench user and campaign of a database a former run kept (BENCH_REUSE_URL, BENCH_REUSE_DIR). */
