@@ -1,6 +1,7 @@
 // Migration 0044: the rows of a retired Ask build are deleted a budget at a time, and a batch reads
 // the build's rows a bounded number of times even when ask_packed's statistics predate the build
-// (0040's join re-ran its window once per row: 77 s a batch at 16k words on PostgreSQL).
+// (0040's join re-ran its window once per row: 77 s a batch at 16k words on PostgreSQL); and
+// (0045) a batch another sweep deleted meanwhile does not make it forget the build's other rows.
 import { expect, test } from "bun:test";
 import { forEachBackend } from "../support/backends.ts";
 
@@ -47,6 +48,36 @@ await forEachBackend("ask_pack_sweep", (backend) => {
       expect(await left()).toEqual({ n: 0, first: null });
       expect((await db.query(`select * from ask_packed_retired`)).length).toBe(0);
       expect((await db.query(`select term from ask_packed order by term`)).map((r) => r.term)).toEqual(["current-a", "current-b"]);
+    } finally {
+      await close();
+    }
+  });
+
+  // PGlite has one connection: two sweeps cannot overlap there.
+  test.skipIf(backend.name !== "postgres")("a batch another sweep deleted first: the build stays retired until its last row is gone", async () => {
+    const { db, close } = await backend.open();
+    try {
+      await db.query(`insert into users (id, name, email, role, created_at) values ('u', 'U', 'u@x.test', 'user', now())`);
+      await db.query(`insert into campaigns (id, title, owner_id, created_at) values ('c1', 'One', 'u', now())`);
+      await db.query(
+        `insert into ask_packed (campaign_id, term, n, base, ids, tfs, lens, build_id)
+         select 'c1', 'w' || lpad(g::text, 4, '0'), 1, 0, '\\x', '\\x', '\\x', 1 from generate_series(1, ${WORDS}) g`,
+      );
+      await db.query(`insert into ask_packed_retired (campaign_id, build_id) values ('c1', 1)`);
+      let swept: Promise<number> | undefined;
+      await db.transaction(async (tx) => {
+        // The other sweep's batch (the first 2,000 words), deleted but not yet committed...
+        await tx.query(`delete from ask_packed where build_id = 1 and term <= 'w2000'`);
+        // ...while this one picks the same batch and waits for those rows.
+        swept = db.query<{ n: number }>(`select ask_pack_sweep(1000000) as n`).then((rows) => Number(rows[0]!.n));
+        await Bun.sleep(300);
+      });
+      expect(await swept!).toBe(1);
+      expect((await db.query(`select build_id from ask_packed_retired`)).map((r) => String(r.build_id))).toEqual(["1"]);
+      expect(Number((await db.query<{ n: number }>(`select ask_pack_sweep(1000000) as n`))[0]!.n)).toBe(WORDS - 2000);
+      expect(Number((await db.query<{ n: number }>(`select ask_pack_sweep(1000000) as n`))[0]!.n)).toBe(0);
+      expect((await db.query(`select count(*)::int as n from ask_packed`))[0]!.n).toBe(0);
+      expect((await db.query(`select * from ask_packed_retired`)).length).toBe(0);
     } finally {
       await close();
     }
