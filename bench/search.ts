@@ -191,7 +191,13 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "" };
   const post = async (path: string, body: unknown) => {
     const started = performance.now();
-    const id = String((await must("POST", path, body)).id);
+    let id: string;
+    try {
+      id = String((await must("POST", path, body)).id);
+    } catch (error) {
+      // Bun's fetch may reject with an empty message (a connection the server closed): name the call.
+      throw new Error(`POST ${path} failed after ${Math.round(performance.now() - started)} ms at ${new Date().toISOString()}: ${error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ""}` : String(error)}`);
+    }
     const took = performance.now() - started;
     if (took > 1000) slow.overOneSecond++;
     if (took > slow.slowestMs) Object.assign(slow, { slowestMs: Math.round(took), slowestAt: `${new Date().toISOString()} ${path}` });
