@@ -1,27 +1,38 @@
 // Migration 0044: the rows of a retired Ask build are deleted a budget at a time, and a batch reads
 // the build's rows a bounded number of times even when ask_packed's statistics predate the build
-// (0040's join re-ran its window once per row: 77 s a batch at 16k words on PostgreSQL); and
-// (0045) a batch another sweep deleted meanwhile does not make it forget the build's other rows.
+// (0040's join re-ran its window once per row: 77 s a batch at 16k words on PostgreSQL); and a
+// batch another sweep deleted meanwhile does not make it forget the build's other rows.
 import { expect, test } from "bun:test";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { forEachBackend } from "../support/backends.ts";
 
 const WORDS = 2500;
 const word = (i: number) => `w${String(i).padStart(4, "0")}`;
 
+/** The one campaign the tests pack for. */
+const campaign = async (db: SqlDatabase) => {
+  await db.query(`insert into users (id, name, email, role, created_at) values ('u', 'U', 'u@x.test', 'user', now())`);
+  await db.query(`insert into campaigns (id, title, owner_id, created_at) values ('c1', 'One', 'u', now())`);
+};
+
+/** Build 1 of that campaign, retired: WORDS words of one posting each. */
+const retiredBuild = async (db: SqlDatabase) => {
+  await db.query(
+    `insert into ask_packed (campaign_id, term, n, base, ids, tfs, lens, build_id)
+     select 'c1', 'w' || lpad(g::text, 4, '0'), 1, 0, '\\x', '\\x', '\\x', 1 from generate_series(1, ${WORDS}) g`,
+  );
+  await db.query(`insert into ask_packed_retired (campaign_id, build_id) values ('c1', 1)`);
+};
+
 await forEachBackend("ask_pack_sweep", (backend) => {
   test("deletes the retired build's first words within the budget, reading ask_packed a few times, and leaves the current build", async () => {
     const { db, close } = await backend.open();
     try {
-      await db.query(`insert into users (id, name, email, role, created_at) values ('u', 'U', 'u@x.test', 'user', now())`);
-      await db.query(`insert into campaigns (id, title, owner_id, created_at) values ('c1', 'One', 'u', now())`);
+      await campaign(db);
       await db.query(`insert into ask_packed (campaign_id, term, n, base, ids, tfs, lens, build_id) values ('c1', 'current-a', 1, 0, '\\x', '\\x', '\\x', 2), ('c1', 'current-b', 1, 0, '\\x', '\\x', '\\x', 2)`);
       // Statistics that know build 2 only, as after a pass that analysed before build 1 was retired.
       await db.exec(`analyze ask_packed`);
-      await db.query(
-        `insert into ask_packed (campaign_id, term, n, base, ids, tfs, lens, build_id)
-         select 'c1', 'w' || lpad(g::text, 4, '0'), 1, 0, '\\x', '\\x', '\\x', 1 from generate_series(1, ${WORDS}) g`,
-      );
-      await db.query(`insert into ask_packed_retired (campaign_id, build_id) values ('c1', 1)`);
+      await retiredBuild(db);
 
       const left = async () => (await db.query<{ n: number; first: string | null }>(`select count(*)::int as n, min(term) as first from ask_packed where build_id = 1`))[0]!;
       // A batch looks at 2,000 words at most: a budget above them all deletes 2,000.
@@ -57,13 +68,8 @@ await forEachBackend("ask_pack_sweep", (backend) => {
   test.skipIf(backend.name !== "postgres")("a batch another sweep deleted first: the build stays retired until its last row is gone", async () => {
     const { db, close } = await backend.open();
     try {
-      await db.query(`insert into users (id, name, email, role, created_at) values ('u', 'U', 'u@x.test', 'user', now())`);
-      await db.query(`insert into campaigns (id, title, owner_id, created_at) values ('c1', 'One', 'u', now())`);
-      await db.query(
-        `insert into ask_packed (campaign_id, term, n, base, ids, tfs, lens, build_id)
-         select 'c1', 'w' || lpad(g::text, 4, '0'), 1, 0, '\\x', '\\x', '\\x', 1 from generate_series(1, ${WORDS}) g`,
-      );
-      await db.query(`insert into ask_packed_retired (campaign_id, build_id) values ('c1', 1)`);
+      await campaign(db);
+      await retiredBuild(db);
       let swept: Promise<number> | undefined;
       await db.transaction(async (tx) => {
         // The other sweep's batch (the first 2,000 words), deleted but not yet committed...
