@@ -386,7 +386,10 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df,
               p.n as packed_n, p.base, p.ids, p.tfs, p.lens, d.ids as delta_ids, d.tfs as delta_tfs, d.lens as delta_lens
        from unnest($2::text[]) with ordinality q(term, ord) cross join stats st cross join b
-         left join ask_packed p on p.campaign_id = $1 and p.build_id = b.build_id and p.term = q.term and not (b.build_id = $3::bigint and q.term = any($4::text[]))
+         -- One primary-key probe a word, whatever ask_packed's statistics say: planned as a join, a
+         -- build newer than the last ANALYZE (one row expected) read the build's every word a word.
+         left join lateral (select p.n, p.base, p.ids, p.tfs, p.lens from ask_packed p
+                            where p.campaign_id = $1 and p.build_id = b.build_id and p.term = q.term limit 1) p on not (b.build_id = $3::bigint and q.term = any($4::text[]))
          cross join lateral (select array_agg(t.passage_id order by t.passage_id) as ids, array_agg(t.tf order by t.passage_id) as tfs,
                                     array_agg(t.len order by t.passage_id) as lens
                              from ask_terms t where t.campaign_id = $1 and t.term = q.term and t.passage_id > b.max_passage_id) d
