@@ -242,14 +242,17 @@ const NAME_LISTS = "characters,characters:unapproved,faction,location,item";
 // A misspelled word's nearest words in those lists, and the records holding them, most similar
 // first: a misspelling names a few records, not every name that shares its letters.
 const NEAR_WORDS = 16;
+const MISSPELLING_WORDS = 24;
 const NEAR_RECORDS = 64;
 
 async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis> {
   const hints = sessionHints(query.text);
   const [row] = await db.query(
     `with qv as (select to_tsvector('english', $2) as v),
-          -- Words of the question a misspelled name may hide in.
-          words as (select distinct w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) w where length(w) >= 5),
+          -- Words of the question a misspelled name may hide in: its first ${MISSPELLING_WORDS} (a long
+          -- follow-up costs one vocabulary search a word).
+          words as (select u.w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) with ordinality u(w, i)
+                    where length(u.w) >= 5 group by u.w order by min(u.i) limit ${MISSPELLING_WORDS}),
           -- The records the question may name, looked up rather than read whole (migration 0049): a
           -- name whose key is a window of the question, or, for a misspelling, a record holding one
           -- of the nearest words of the lists to a question word the lists do not hold.

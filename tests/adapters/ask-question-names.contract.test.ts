@@ -78,6 +78,13 @@ await forEachBackend("Ask question names", (backend) => {
     }
   });
 
+  test("a long follow-up names what it names anywhere; only its first 24 long words are read for misspellings", async () => {
+    const filler = Array.from({ length: 30 }, (_, i) => `wordy${String.fromCharCode(97 + (i % 26))}${i}`).join(" ");
+    expect(await named(`${filler} and then Ellia Razan came back`)).toEqual([ids.ellia!]);
+    expect(await named(`Kragamer ${filler}`)).toEqual([ids.kraghammer!]);
+    expect(await named(`${filler} Kragamer`)).toEqual([]);
+  });
+
   test("a name's words apart or in another order do not name it; a rename and a delete are followed", async () => {
     expect(await named("Razan met Ellia at the ash faction")).toEqual([]);
     const renamed = await service.call("PATCH", `/v1/characters/${ids.elliaMoor}`, gmKey, { character_name: "Ellia Thornwood" });
