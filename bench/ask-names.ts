@@ -5,7 +5,7 @@
 // latency alone and at 8 concurrent askers, as bench/ask.ts does.
 //
 //   ASK_NAMES_DB=postgres://127.0.0.1:5432/<database bench/search.ts kept> bun bench/ask-names.ts
-//   ASK_BENCH_ROUNDS (5), ASK_BENCH_PACK=off (the SQL statement alone; default: packed first, as the
+//   ASK_BENCH_ROUNDS (5), ASK_BENCH_ASKERS (8; 0: latency alone only), ASK_BENCH_PACK=off (the SQL statement alone; default: packed first, as the
 //   worker would, migration 0037), BENCH_RESULTS (ask-names-<characters>.json)
 // This checkout's pending migrations are applied to the database first (as the service would).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,7 +23,7 @@ import { runBench } from "./lib/lifecycle.ts";
 
 const URL_ = process.env.ASK_NAMES_DB?.trim() || "";
 const ROUNDS = intEnv("ASK_BENCH_ROUNDS", 5, 1, 100);
-const CONCURRENCY = 8;
+const CONCURRENCY = intEnv("ASK_BENCH_ASKERS", 8, 0, 64);
 const PACK = env("ASK_BENCH_PACK", "on");
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -102,7 +102,7 @@ async function main() {
       (alone[q.label] ??= []).push(performance.now() - t);
     }
   const timings: number[] = [];
-  const wall = await concurrentAskers(questions, CONCURRENCY, ROUNDS, async (q) => {
+  const wall = await concurrentAskers(questions, CONCURRENCY, CONCURRENCY ? ROUNDS : 0, async (q) => {
     const t = performance.now();
     await retrieve(q);
     timings.push(performance.now() - t);
@@ -117,13 +117,16 @@ async function main() {
     questions: questions.map((q) => ({ label: q.label, text: q.text, alone_median_ms: round3([...alone[q.label]!].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!) })),
     latency_ms: {
       alone: { p50: round3(percentile(aloneAll, 50)), p99: round3(percentile(aloneAll, 99)) },
-      concurrent: { askers: CONCURRENCY, requests: timings.length, per_second: round3(timings.length / wall), p50: round3(percentile(sorted, 50)), p99: round3(percentile(sorted, 99)), max: round3(sorted.at(-1)!) },
+      concurrent: timings.length
+        ? { askers: CONCURRENCY, requests: timings.length, per_second: round3(timings.length / wall), p50: round3(percentile(sorted, 50)), p99: round3(percentile(sorted, 99)), max: round3(sorted.at(-1)!) }
+        : null,
     },
     peak_rss_mb: peakMb(),
   };
   console.log(`Ask on the search bench's campaign: ${counts!.characters} characters, ${counts!.entities} entities, ${counts!.passages} passages`);
   console.table(Object.fromEntries(report.questions.map((q) => [q.label, { "alone, median ms": q.alone_median_ms }])));
-  console.log(`latency alone p50 ${report.latency_ms.alone.p50} ms p99 ${report.latency_ms.alone.p99} ms; at ${CONCURRENCY} askers p50 ${report.latency_ms.concurrent.p50} ms p99 ${report.latency_ms.concurrent.p99} ms (${report.latency_ms.concurrent.per_second}/s)`);
+  const at = report.latency_ms.concurrent;
+  console.log(`latency alone p50 ${report.latency_ms.alone.p50} ms p99 ${report.latency_ms.alone.p99} ms${at ? `; at ${at.askers} askers p50 ${at.p50} ms p99 ${at.p99} ms (${at.per_second}/s)` : ""}`);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const out = join(RESULTS_DIR, env("BENCH_RESULTS", `ask-names-${counts!.characters}.json`));
   writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
