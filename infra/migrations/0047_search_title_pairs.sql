@@ -1,21 +1,24 @@
 -- Cross-type search's title stage bounded by its matches (issue 15). search_ranked's title scan
 -- (0032, 0042) asks the title index for every query word as a prefix ("vexqualia:* & radra:*"):
 -- GIN gathers every posting of every title word each prefix starts, in every campaign, before
--- intersecting them, so a name's search grew with how common its words are (DRAFT numbers).
+-- intersecting them — one matching title, but the postings of ~21 "radra…" words, ten times as many
+-- at 100k per kind as at 10k. The name and misspelled-name searches grew with the campaign by it.
 --
 -- Now the titles' words are also indexed in pairs, as 0041 does for the lists' records:
 -- search_word_pairs(to_tsvector('simple', title)) holds 'x y' for every two distinct words of the
--- title. For two or more plain query words, the title vocabulary's words (0030: every word the
--- campaign's titles ever held) that start the query word starting the fewest of them (A), each
--- with the next such word (B) as a prefix ('a1 B':* | …, plus ' +', the marker of titles too long
--- for pairs), find exactly the titles holding a word starting with A and another starting with B —
--- then checked against the whole title query as before. Same titles: a title matching the query
+-- title (' +' for a title of more than 24 words or with a word over 100 bytes). For two or more plain
+-- query words, the title vocabulary's words (0030: every word the campaign's titles ever held) that
+-- start the query word starting the fewest of them (A), each with another query word (B) as a prefix
+-- ('a1 B':* | … | ' +'), find the titles holding a word starting with A and another starting with B
+-- — then checked against the whole title query as before. Same titles: a title matching the query
 -- holds some x starting with A (a vocabulary word) and some other word starting with B, unless one
--- query word starts the other (those queries keep the title index, as do one word, a word starting
+-- of A and B starts the other (those queries keep the title index, as do one word, a word starting
 -- more than 64 vocabulary words, and queries not of plain words). The vocabulary's ranges are the
--- ones the wrapper already read to tell whether any title can match (0042), so the lookup's
--- builder costs little more than that check did.
-
+-- ones the wrapper already read to tell whether any title can match (0042), now read to one more
+-- than the fewest so far instead of stopping at the first word.
+--
+-- fastupdate off: every lookup would otherwise also read the pending list until a VACUUM (the lists'
+-- pairs indexes of 0041 had 6-7 pending pages on a campaign written through the API).
 create index search_documents_title_pairs on search_documents using gin (search_word_pairs(to_tsvector('simple', title))) with (fastupdate = off);
 
 -- search_ranked (0042) with the title stage's first scan from the pairs when p_pairs is given; the
