@@ -188,7 +188,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   // A minute per POST, not the bench's usual 10 s: a slow create is what this seed is here to
   // report (counted below), not a reason to lose the hour it took.
   const must = mustCaller(localSend(60_000), url, key);
-  const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "" };
+  const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "", each: [] as string[] };
   const post = async (path: string, body: unknown) => {
     const started = performance.now();
     let id: string;
@@ -199,7 +199,11 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
       throw new Error(`POST ${path} failed after ${Math.round(performance.now() - started)} ms at ${new Date().toISOString()}: ${error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ""}` : String(error)}`);
     }
     const took = performance.now() - started;
-    if (took > 1000) slow.overOneSecond++;
+    if (took > 1000) {
+      slow.overOneSecond++;
+      // When each began and ended: to be matched against the database's log and the worker's passes.
+      if (slow.each.length < 100) slow.each.push(`${new Date(Date.now() - took).toISOString()}–${new Date().toISOString().slice(11)} ${Math.round(took)} ms ${path}`);
+    }
     if (took > slow.slowestMs) Object.assign(slow, { slowestMs: Math.round(took), slowestAt: `${new Date().toISOString()} ${path}` });
     return id;
   };
@@ -220,6 +224,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
     await post(`/v1/campaigns/${campaignId}/links`, { from_type: "Character", from_id: l.from, to_type: "Location", to_id: l.to, alias: l.alias });
   });
   console.log(`  POSTs over 1 s: ${slow.overOneSecond}; slowest ${slow.slowestMs} ms (${slow.slowestAt})`);
+  for (const line of slow.each) console.log(`    ${line}`);
 }
 
 /** The bench user and campaign of a database a former run kept (BENCH_REUSE_URL, BENCH_REUSE_DIR). */
