@@ -11,7 +11,10 @@
 //   BENCH_RESULTS (search-<backend>-<seed>-<count>.json), BENCH_TIME_LIMIT (3600 s),
 //   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding;
 //   with BENCH_BACKEND=pglite it is copied into a new PGlite folder first, see below),
-//   BENCH_KEEP_DIR (PGlite: keep the data folder, path printed at the end), BENCH_REUSE_DIR (measure that folder again)
+//   BENCH_KEEP_DIR (PGlite: keep the data folder, path printed at the end), BENCH_REUSE_DIR (measure that folder again),
+//   BENCH_DB_SETTINGS (PostgreSQL settings of the scratch database only, e.g.
+//   "log_lock_waits=on,deadlock_timeout=200ms,log_min_duration_statement=300": diagnosis of a run
+//   without touching the server's configuration; the API seed lists every POST over 1 s to match)
 //
 // PGlite at 100k: its own seed runs every per-row trigger in single-threaded WebAssembly (about
 // 1.7 ms of CPU a row, hours for 100k per kind), so seed PostgreSQL with BENCH_KEEP_DB (and
