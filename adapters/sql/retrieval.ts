@@ -256,7 +256,7 @@ async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis
           -- The records the question may name, looked up rather than read whole (migration 0049): a
           -- name whose key is a window of the question, or, for a misspelling, a record holding one
           -- of the nearest words of the lists to a question word the lists do not hold.
-          windows as (select ask_phrase_windows(qv.v, false) as keys from qv),
+          windows as (select ask_phrase_windows(qv.v) as keys from qv),
           near as (select n.term, n.sim from search_near_words($1, '${NAME_LISTS}', array(select w from words), ${NEAR_WORDS}) n where n.sim < 1),
           candidates as (
             select c.id from characters c, windows
