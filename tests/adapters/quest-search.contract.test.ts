@@ -30,7 +30,7 @@ const START: Array<Partial<Quest> & { quest_name: string }> = [
   { quest_name: "Objectives", objectives: [{ id: "o1", text: "Reach the quest 12 camp", status: "pending", order: 0 }] },
   {
     quest_name: "Progress",
-    progress_log_entries: [{ id: "p1", text: "Sidequest 12 done; the longest phrase of all of this log, on and on", order: 0, session_id: null, session_number: null, session_title: null, session_date: null }],
+    progress_log_entries: [{ id: "p1", text: "Sidequest 12 done; the longest phrase of all of this log, on and on", order: 0, session_id: null }],
   },
   { quest_name: "under_score quest_12" },
 ];
@@ -196,7 +196,7 @@ await forEachBackend("quest search from word starts", (backend) => {
       const read = async () =>
         Number((await tx.query(`select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)::int as n from pg_stat_xact_user_tables where relname = 'quests'`))[0]!.n);
       const before = await read();
-      const listing = await sqlRecordStore(tx).quests.list(big.id, { search: "quest 1" }, { page: 1, size: 20 });
+      const listing = await sqlRecordStore(tx as SqlDatabase).quests.list(big.id, { search: "quest 1" }, { page: 1, size: 20 });
       expect([listing.total, listing.rows[0]!.quest_name, listing.rows[19]!.quest_name]).toEqual([1111, "Quest 1", "Quest 108"]);
       return (await read()) - before;
     });
