@@ -36,16 +36,21 @@ create table quest_search_words (
 create index quest_search_words_trgm on quest_search_words using gin (word gin_trgm_ops) with (fastupdate = off);
 
 -- A text's entries: each word (a run of [[:alnum:]] of the lowercased text) with the 32 characters
--- after it; a word over 200 characters gives the marker ('', '') instead.
-create function quest_search_entries_of(t text) returns table (word text, tail text) language sql immutable parallel safe as $$
-  with runs as (
-    select r.m[2] as word, sum(length(r.m[1]) + length(r.m[2])) over (order by r.n) + 1 as after
-    from regexp_matches(lower(t), '([^[:alnum:]]*)([[:alnum:]]+)', 'g') with ordinality as r(m, n)
-  )
-  select distinct case when length(word) > 200 then '' else word end,
-                  case when length(word) > 200 then '' else substr(lower(t), after::int, 32) end
-  from runs
-$$;
+-- after it; a word over 200 characters gives the marker ('', '') instead. A word repeated with the
+-- same tail comes out again (its writers take distinct rows). A loop: as one SQL statement (a window
+-- over the words) it cost twice as much per quest.
+create function quest_search_entries_of(t text) returns table (word text, tail text) language plpgsql immutable parallel safe as $$
+declare
+  s text := lower(t);
+  m text[];
+  pos int := 1;
+begin
+  for m in select regexp_matches(s, '([^[:alnum:]]*)([[:alnum:]]+)', 'g') loop
+    pos := pos + length(m[1]) + length(m[2]);
+    if length(m[2]) > 200 then word := ''; tail := ''; else word := m[2]; tail := substr(s, pos, 32); end if;
+    return next;
+  end loop;
+end $$;
 
 -- A statement's quests' entries (transition tables). An update rewrites a quest's entries only when
 -- its text, place in the log, creation time or campaign changed (a status or category change writes
@@ -69,10 +74,10 @@ begin
       select n.campaign_id, w.word, w.tail, n.id as quest_id, n.order_index, n.created_at
       from old_rows o join new_rows n on n.id = o.id
              and (n.campaign_id <> o.campaign_id or n.search_text <> o.search_text or n.order_index <> o.order_index or n.created_at <> o.created_at),
-           quest_search_entries_of(n.search_text) w
+           lateral (select distinct * from quest_search_entries_of(n.search_text)) w
     ), entries as (
       insert into quest_search_entries (campaign_id, word, tail, quest_id, order_index, created_at)
-      select campaign_id, word, tail, quest_id, order_index, created_at from added on conflict do nothing
+      select campaign_id, word, tail, quest_id, order_index, created_at from added
     )
     insert into quest_search_words (campaign_id, word)
     select distinct campaign_id, word from added where word <> '' order by 1, 2 on conflict do nothing;
@@ -80,10 +85,10 @@ begin
   end if;
   with added as (
     select n.campaign_id, w.word, w.tail, n.id as quest_id, n.order_index, n.created_at
-    from new_rows n, quest_search_entries_of(n.search_text) w
+    from new_rows n, lateral (select distinct * from quest_search_entries_of(n.search_text)) w
   ), entries as (
     insert into quest_search_entries (campaign_id, word, tail, quest_id, order_index, created_at)
-    select campaign_id, word, tail, quest_id, order_index, created_at from added on conflict do nothing
+    select campaign_id, word, tail, quest_id, order_index, created_at from added
   )
   insert into quest_search_words (campaign_id, word)
   select distinct campaign_id, word from added where word <> '' order by 1, 2 on conflict do nothing;
@@ -95,8 +100,7 @@ create trigger quest_search_delete after delete on quests referencing old table 
 create trigger quest_search_update after update on quests referencing old table as old_rows new table as new_rows for each statement execute function quest_search_track();
 
 insert into quest_search_entries (campaign_id, word, tail, quest_id, order_index, created_at)
-select q.campaign_id, w.word, w.tail, q.id, q.order_index, q.created_at from quests q, quest_search_entries_of(q.search_text) w
-on conflict do nothing;
+select q.campaign_id, w.word, w.tail, q.id, q.order_index, q.created_at from quests q, lateral (select distinct * from quest_search_entries_of(q.search_text)) w;
 insert into quest_search_words (campaign_id, word)
 select distinct campaign_id, word from quest_search_entries where word <> '' on conflict do nothing;
 
@@ -105,7 +109,7 @@ select distinct campaign_id, word from quest_search_entries where word <> '' on 
 -- query as the old `ilike` pattern (escaped, between %), which the fallback and the marker check use.
 create function quest_search_page(p_campaign text, p_query text, p_like text, p_status text, p_category text, p_limit int, p_offset int)
 returns table (id text, total int)
-language plpgsql stable rows 20 set jit = off as $$
+language plpgsql stable rows 20 set plan_cache_mode = force_generic_plan set jit = off as $$
 declare
   lq text := lower(p_query);
   a text := substring(lower(p_query) from '^[[:alnum:]]+');
