@@ -51,6 +51,17 @@ export interface IndexedLists {
 }
 
 /**
+ * Where a one-word search's total is a sum of counters (`search_prefix_counts`, migration 0045):
+ * the campaign, the lists and the type (null: every type) the search covers. Characters only.
+ */
+export interface PrefixCounted extends IndexedLists {
+  type: string | null;
+}
+
+/** The longest query word search_prefix_counts (0045) has counters for. */
+const COUNTED_PREFIX = 12;
+
+/**
  * List search in three steps, each served by an index, each asked only when the one before finds
  * nothing: full-text prefix matches; names that hold the query (substring); names similar to it
  * (misspellings, by trigram word similarity). Prefix matches come in three tiers: the exact name,
@@ -60,8 +71,10 @@ export interface IndexedLists {
  * page reaches it. Substring matches come newest first, similar names most similar first.
  *
  * The total is exact. A page that is not full is its own total; otherwise the matches are counted
- * from `search_terms` (a btree of the records' words: an index-only range per query word) where the
- * query is plain lower-case ASCII words and `indexed` is given, else from the text index.
+ * from `search_prefix_counts` where `prefixes` is given and the query is one plain word of at most
+ * COUNTED_PREFIX letters (a few counters, however many match), else from `search_terms` (a btree of
+ * the records' words: an index-only range per query word) where the query is plain lower-case ASCII
+ * words and `indexed` is given, else from the text index.
  *
  * `where` and `params` filter the list; `scope` is the same filter as the tier function's first
  * arguments (see SEARCHED).
@@ -76,16 +89,19 @@ export async function searchedList(
   search: string,
   page: PageRequest,
   indexed?: IndexedLists,
+  prefixes?: PrefixCounted,
 ): Promise<Listing<Row>> {
   const { table, vector, text } = SEARCHED[alias];
   const from = (match: string) => `from ${table} ${alias} where ${[...fenced(where), match].join(" and ")}`;
   const words = queryWords(search).slice(0, 16);
-  const plain = indexed && words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? indexed : undefined;
+  const plainWords = words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word));
+  const plain = indexed && plainWords ? indexed : undefined;
+  const counted = prefixes && plainWords && words.length === 1 && words[0]!.length <= COUNTED_PREFIX ? prefixes : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
     const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, plain && { indexed: plain, words });
     const total = await pageTotal(rows, page, () =>
-      plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
+      counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
     if (total > 0) return { rows, total };
   }
   const typed = search.trim().toLowerCase();
@@ -127,6 +143,19 @@ const listsParam = (indexed: IndexedLists) => indexed.lists.join(",");
 async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[]): Promise<number> {
   // search_terms_count (migration 0026): the ranges counted in one call, planned once per connection.
   const [row] = await db.query(`select search_terms_count($1, $2, $3::text[], $4::text[]) as n`, [indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd)]);
+  return Number(row!.n);
+}
+
+/**
+ * How many records of the lists (of the type, if any) hold a word starting with `word`: the sum of
+ * its counters (one per list and type, migration 0045), never the matches.
+ */
+async function countPrefix(db: SqlExecutor, counted: PrefixCounted, word: string): Promise<number> {
+  const [row] = await db.query(
+    `select coalesce(sum(p.n), 0)::int as n from search_prefix_counts p
+     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3 and ($4::text is null or p.type = $4)`,
+    [counted.campaignId, listsParam(counted), word, counted.type],
+  );
   return Number(row!.n);
 }
 
