@@ -52,7 +52,9 @@ export interface IndexedLists {
 
 /**
  * Where a one-word search's total is a sum of counters (`search_prefix_counts`, migration 0045):
- * the campaign, the lists and the type (null: every type) the search covers. Characters only.
+ * the campaign, the lists and the type (null: every type) the search covers. Characters only. Every
+ * character's search text holds its type as a word, so with a type the last prefix tier looks up
+ * the word pairs (0041) of that word and the query's.
  */
 export interface PrefixCounted extends IndexedLists {
   type: string | null;
@@ -99,7 +101,12 @@ export async function searchedList(
   const counted = prefixes && plainWords && words.length === 1 && words[0]!.length <= COUNTED_PREFIX ? prefixes : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, plain && { indexed: plain, words });
+    const known = plain
+      ? { indexed: plain, words, gate: true }
+      : prefixes?.type && plainWords
+      ? { indexed: prefixes as IndexedLists, words: [prefixes.type.toLowerCase(), ...words], gate: false }
+      : undefined;
+    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known);
     const total = await pageTotal(rows, page, () =>
       counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
     if (total > 0) return { rows, total };
@@ -244,7 +251,7 @@ async function tieredPage(
   tsquery: string,
   lowered: string,
   page: PageRequest,
-  known?: { indexed: IndexedLists; words: string[] },
+  known?: { indexed: IndexedLists; words: string[]; gate: boolean },
 ): Promise<Row[]> {
   const { tiers } = SEARCHED[alias];
   const n = scope.length;
@@ -252,15 +259,18 @@ async function tieredPage(
   const params = [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)];
   // Where the vocabulary can tell (search_words_known, migration 0035), a query word that starts no
   // word of the lists stops the statement before the tiers run (a one-time filter): a typo's step.
-  const gate = known
-    ? ` where search_words_known($${n + 9}, $${n + 10}, $${n + 11}::text[], $${n + 12}::text[], false, null)`
+  // (Not with a type filter: the lists' vocabulary is every type's, and `words` then holds the type's word.)
+  const gate = known?.gate
+    ? ` where search_words_known($${n + 11}, $${n + 12}, $${n + 9}::text[], $${n + 10}::text[], false, null)`
     : "";
   // The words and their prefix ends also let the last tier look up word pairs (migration 0041);
   // without them (not plain words, a filter the vocabulary does not know) it reads the text index.
-  const words = known ? [`$${n + 11}::text[]`, `$${n + 12}::text[]`] : ["null", "null"];
+  const words = known ? [`$${n + 9}::text[]`, `$${n + 10}::text[]`] : ["null", "null"];
   return db.query(
     `select ${columns} from ${tiers}(${[...args, ...words].join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
-    known ? [...params, known.indexed.campaignId, listsParam(known.indexed), known.words, known.words.map(prefixEnd)] : params,
+    known
+      ? [...params, known.words, known.words.map(prefixEnd), ...(known.gate ? [known.indexed.campaignId, listsParam(known.indexed)] : [])]
+      : params,
   );
 }
 

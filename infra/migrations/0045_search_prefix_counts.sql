@@ -94,3 +94,52 @@ insert into search_prefix_counts (campaign_id, list, prefix, type, n)
 select c.campaign_id, case when c.approved then 'characters' else 'characters:unapproved' end, x.x, c.type, count(*)::int
 from characters c, search_prefixes(c.search_vector) x
 group by 1, 2, 3, 4;
+
+-- The same search with a type filter (issue 15, "PCs by prefix"): its name tiers read the campaign's
+-- names in order and checked each row's type (at 100k, ~330 "vexq…" names for 20 PCs), and its last
+-- tier read the text index's matches of every type and campaign. Now the name range is read in an
+-- index of the type's names, and the last tier looks up the word pairs (0041) of the type's word
+-- with the query's: every character's search text holds its type ("pc", "npc", "other"), so a
+-- record of the type matching `w:*` holds the type's word and another word starting with w (the
+-- adapter passes both as the pairs' words; search_word_pairs_query keeps the text index when one
+-- starts the other). The candidates pass the tier's old conditions: same rows, same order.
+create index characters_by_type_name on characters (campaign_id, type, lower(character_name) collate "C", created_at desc, id desc);
+
+-- 0041's body, with the second tier's statement split on the type.
+create or replace function search_character_names(p_campaign text, p_approved boolean, p_type text, p_query tsquery, p_name text, p_low text, p_high text, p_like text, p_end int, p_words text[], p_ends text[])
+returns setof characters
+language plpgsql stable set plan_cache_mode = force_generic_plan set enable_seqscan = off set enable_bitmapscan = off set enable_sort = off set jit = off as $$
+declare
+  got int;
+  n int := 0;
+begin
+  return query
+    select c.* from characters c
+    where c.campaign_id = p_campaign and (c.approved or not p_approved) and (p_type is null or c.type = p_type)
+      and c.search_vector @@ p_query and lower(c.character_name) collate "C" = p_name
+    order by c.created_at desc, c.id desc limit p_end;
+  get diagnostics got = row_count;
+  n := n + got;
+  if n >= p_end then return; end if;
+  if p_type is null then
+    return query
+      select c.* from characters c
+      where c.campaign_id = p_campaign and (c.approved or not p_approved)
+        and c.search_vector @@ p_query
+        and lower(c.character_name) collate "C" >= p_low and lower(c.character_name) collate "C" < p_high and lower(c.character_name) like p_like
+        and lower(c.character_name) collate "C" <> p_name
+      order by lower(c.character_name) collate "C", c.created_at desc, c.id desc limit p_end - n;
+  else
+    return query
+      select c.* from characters c
+      where c.campaign_id = p_campaign and c.type = p_type and (c.approved or not p_approved)
+        and c.search_vector @@ p_query
+        and lower(c.character_name) collate "C" >= p_low and lower(c.character_name) collate "C" < p_high and lower(c.character_name) like p_like
+        and lower(c.character_name) collate "C" <> p_name
+      order by lower(c.character_name) collate "C", c.created_at desc, c.id desc limit p_end - n;
+  end if;
+  get diagnostics got = row_count;
+  n := n + got;
+  if n >= p_end then return; end if;
+  return query select * from search_character_names_rest(p_campaign, p_approved, p_type, p_query, p_low, p_high, p_like, p_end - n, p_words, p_ends);
+end $$;

@@ -169,7 +169,7 @@ await forEachBackend("list search totals from prefix counters", (backend) => {
       Object.fromEntries(
         (await tx.query(
           `select i.relname as name, pg_stat_get_xact_numscans(i.oid)::int as n from pg_class i
-           where i.oid in (select indexrelid from pg_index where indrelid = 'search_terms'::regclass) or i.relname = 'characters_fts'`,
+           where i.oid in (select indexrelid from pg_index where indrelid = 'search_terms'::regclass) or i.relname in ('characters_fts', 'characters_word_pairs')`,
         )).map((r) => [String(r.name), Number(r.n)]),
       );
     await db.transaction(async (tx) => {
@@ -181,7 +181,64 @@ await forEachBackend("list search totals from prefix counters", (backend) => {
       expect(typed.rows.every((r) => r.type === "PC")).toBe(true);
       const read = Object.keys(after).filter((name) => after[name] !== (before[name] ?? 0));
       expect(read).toEqual([]);
+      // A later word with a type: no name starts with it, so the last tier runs — from the pairs of
+      // the type's word and the query's, not the text index's matches of every type.
+      const later = await characters(tx).list(campaign, { approvedOnly: true, type: "PC", search: "radr" }, { page: 1, size: 20 });
+      const last = await scans(tx);
+      expect([later.rows.length, later.total]).toEqual([20, 40]);
+      expect(Object.keys(last).filter((name) => last[name] !== after[name])).toEqual(["characters_word_pairs"]);
     });
+  });
+
+  test("pages with a type filter in the tiers' order (exact name, names by prefix, the rest newest first)", async () => {
+    const campaign = await newCampaign("Typed pages");
+    let seed = 5;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const syllables = ["ka", "ra", "vex", "thor", "pc", "np", "oth"];
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(syllables)).join("");
+    const name = () => [word(), word()].map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
+    const made: Character[] = [];
+    for (let i = 0; i < 90; i++) {
+      // Some share an instant: ties go by id.
+      const c = characterRecord(campaign, { character_name: i % 17 === 0 ? "Vex Ka" : name(), character_aliases: random() < 0.3 ? [word()] : [], type: pick(TYPES), approved: random() < 0.8, created_at: at(Math.floor(i / 2)) });
+      await store.characters.insert(c);
+      made.push(c);
+    }
+    const newestFirst = (a: Character, b: Character) => b.created_at.localeCompare(a.created_at) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
+    const tiered = (records: Character[], query: string) => {
+      const found = records.filter((c) => query.split(" ").every((q) => wordsOf(c).some((w) => w.startsWith(q))));
+      const lower = (c: Character) => c.character_name.toLowerCase();
+      const exact = found.filter((c) => lower(c) === query).sort(newestFirst);
+      const named = found.filter((c) => lower(c) !== query && lower(c).startsWith(query)).sort((a, b) => (lower(a) < lower(b) ? -1 : lower(a) > lower(b) ? 1 : newestFirst(a, b)));
+      const rest = found.filter((c) => !lower(c).startsWith(query)).sort(newestFirst);
+      return [...exact, ...named, ...rest];
+    };
+    const seen: unknown[] = [];
+    const expected: unknown[] = [];
+    // One word and two; a query word that is (or starts) the type's word; names and later words.
+    for (const search of ["vex", "vex ka", "ka", "ra", "thor", "pc", "p", "npc", "np", "oth", "other", "ka vex", "pcka", "vexthor"]) {
+      for (const approvedOnly of [true, false]) {
+        for (const type of TYPES) {
+          const want = tiered(made.filter((c) => c.type === type && (!approvedOnly || c.approved)), search);
+          if (!want.length) continue;
+          for (const size of [3, 50]) {
+            const ids: string[] = [];
+            const totals = new Set<number>();
+            for (let page = 1; page <= 40; page++) {
+              const { rows, total } = await store.characters.list(campaign, { approvedOnly, type, search }, { page, size });
+              totals.add(total);
+              if (!rows.length) break;
+              ids.push(...rows.map((r) => r.id));
+            }
+            seen.push({ search, approvedOnly, type, size, ids, totals: [...totals] });
+            expected.push({ search, approvedOnly, type, size, ids: want.map((c) => c.id), totals: [want.length] });
+          }
+        }
+      }
+    }
+    expect(seen).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(100);
   });
 });
 
