@@ -236,30 +236,62 @@ interface Analysis {
 }
 
 const SESSION_ORDER = `order by session_date, created_at, id`;
+const SESSION_ORDER_BACK = `order by session_date desc, created_at desc, id desc`;
+// The lists whose vocabulary holds the names' words (search_terms, 0025): characters approved or not, entities by kind.
+const NAME_LISTS = "characters,characters:unapproved,faction,location,item";
+// A misspelled word's nearest words in those lists, and the records holding them, most similar
+// first: a misspelling names a few records, not every name that shares its letters.
+const NEAR_WORDS = 16;
+const MISSPELLING_WORDS = 24;
+const NEAR_RECORDS = 64;
 
 async function analyse(db: SqlExecutor, query: RetrievalQuery): Promise<Analysis> {
   const hints = sessionHints(query.text);
   const [row] = await db.query(
     `with qv as (select to_tsvector('english', $2) as v),
-          -- Words of the question a misspelled name may hide in.
-          words as (select distinct w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) w where length(w) >= 5),
+          -- Words of the question a misspelled name may hide in: its first ${MISSPELLING_WORDS} (a long
+          -- follow-up costs one vocabulary search a word).
+          words as (select u.w from unnest(regexp_split_to_array(lower($2), '[^[:alnum:]]+')) with ordinality u(w, i)
+                    where length(u.w) >= 5 group by u.w order by min(u.i) limit ${MISSPELLING_WORDS}),
+          -- The records the question may name, looked up rather than read whole (migration 0049): a
+          -- name whose key is a window of the question, or, for a misspelling, a record holding one
+          -- of the nearest words of the lists to a question word the lists do not hold.
+          windows as (select ask_phrase_windows(qv.v, false) as keys from qv),
+          near as (select n.term, n.sim from search_near_words($1, '${NAME_LISTS}', array(select w from words), ${NEAR_WORDS}) n where n.sim < 1),
+          candidates as (
+            select c.id from characters c, windows
+            where c.campaign_id || '' = $1 and ask_name_keys(c.character_name, c.player_name, c.character_aliases) && windows.keys
+            union
+            select e.id from entities e, windows where e.campaign_id || '' = $1 and ask_name_keys(e.name, null::text, e.aliases) && windows.keys
+            union
+            (select t.record_id from near join search_terms t on t.campaign_id = $1 and t.list = any ('{${NAME_LISTS}}'::text[]) and t.term = near.term
+             order by near.sim desc, t.created_at desc limit ${NEAR_RECORDS})),
+          -- Each candidate read by its key (the limit keeps the planner from hashing the whole table).
           names as (
-            select c.id, coalesce(sp.name, '') as speaker, n from characters c left join speakers sp on sp.id = c.speaker_id,
-                   unnest(array[c.character_name, c.player_name] || ask_json_list(c.character_aliases)) n where c.campaign_id = $1 and n <> ''
+            select c.id, c.speaker, n from candidates k
+                   cross join lateral (select c.id, coalesce(sp.name, '') as speaker, array[c.character_name, c.player_name] || ask_json_list(c.character_aliases) as names
+                                       from characters c left join speakers sp on sp.id = c.speaker_id where c.id = k.id and c.campaign_id = $1 limit 1) c,
+                   unnest(c.names) n where n <> ''
             union all
-            select e.id, '', n from entities e, unnest(array[e.name] || ask_json_list(e.aliases)) n where e.campaign_id = $1),
+            select e.id, '', n from candidates k
+                   cross join lateral (select e.id, array[e.name] || ask_json_list(e.aliases) as names from entities e where e.id = k.id and e.campaign_id = $1 limit 1) e,
+                   unnest(e.names) n),
           exact as (select distinct names.id, names.speaker from names, qv where qv.v @@ phraseto_tsquery('english', names.n)),
           -- A word of the question that is not a name but looks like one: a misspelling ("Kragamer").
           fuzzy as (select distinct names.id, names.speaker, nw from names, unnest(regexp_split_to_array(lower(names.n), '[^[:alnum:]]+')) nw, words w
                     where length(nw) >= 5 and w.w <> nw and similarity(w.w, nw) >= 0.4),
-          named as (select id, speaker from exact union select id, speaker from fuzzy),
-          ordered as (select id, row_number() over (${SESSION_ORDER}) as number, count(*) over () as total from sessions where campaign_id = $1)
+          named as (select id, speaker from exact union select id, speaker from fuzzy)
      select (select coalesce(array_agg(distinct lexeme), '{}') from qv, unnest(qv.v)) as terms,
             (select coalesce(array_agg(distinct t), '{}') from fuzzy, unnest(tsvector_to_array(to_tsvector('english', fuzzy.nw))) t) as name_terms,
             (select coalesce(array_agg(id), '{}') from named) as entity_ids,
             (select coalesce(array_agg(distinct speaker), '{}') from named where speaker <> '') as speakers,
-            (select coalesce(array_agg(id), '{}') from ordered
-              where number = any($3::int[]) or total - number + 1 = any($4::int[]) or ($5 and number = 1)) as hinted,
+            -- Sessions by their place in the campaign's date order: an index read as long as the number.
+            (select coalesce(array_agg(h.id), '{}') from (
+               select (select s.id from sessions s where s.campaign_id = $1 ${SESSION_ORDER} offset n - 1 limit 1) as id
+               from unnest($3::int[] || case when $5 then array[1] else '{}'::int[] end) n
+               union
+               select (select s.id from sessions s where s.campaign_id = $1 ${SESSION_ORDER_BACK} offset k - 1 limit 1)
+               from unnest($4::int[]) k) h where h.id is not null) as hinted,
             (select array_agg(l.id) from sessions a join sessions l on l.campaign_id = a.campaign_id
               and (l.session_date, l.created_at, l.id) > (a.session_date, a.created_at, a.id) where a.id = $6 and a.campaign_id = $1) as later,
             (select build_id from ask_packed_builds where campaign_id = $1) as packed_build`,
@@ -357,7 +389,10 @@ export function sqlRetriever(db: SqlExecutor & { backend?: string }, options: Re
               coalesce((select sum(c.n) from ask_counts c where c.campaign_id = $1 and c.term = q.term), 0)::real as df,
               p.n as packed_n, p.base, p.ids, p.tfs, p.lens, d.ids as delta_ids, d.tfs as delta_tfs, d.lens as delta_lens
        from unnest($2::text[]) with ordinality q(term, ord) cross join stats st cross join b
-         left join ask_packed p on p.campaign_id = $1 and p.build_id = b.build_id and p.term = q.term and not (b.build_id = $3::bigint and q.term = any($4::text[]))
+         -- One primary-key probe a word, whatever ask_packed's statistics say: planned as a join, a
+         -- build newer than the last ANALYZE (one row expected) read the build's every word a word.
+         left join lateral (select p.n, p.base, p.ids, p.tfs, p.lens from ask_packed p
+                            where p.campaign_id = $1 and p.build_id = b.build_id and p.term = q.term limit 1) p on not (b.build_id = $3::bigint and q.term = any($4::text[]))
          cross join lateral (select array_agg(t.passage_id order by t.passage_id) as ids, array_agg(t.tf order by t.passage_id) as tfs,
                                     array_agg(t.len order by t.passage_id) as lens
                              from ask_terms t where t.campaign_id = $1 and t.term = q.term and t.passage_id > b.max_passage_id) d

@@ -55,4 +55,30 @@ await forEachBackend("Ask retrieval plans", (backend) => {
     const later = planNodes(plan!).filter((node) => node["Relation Name"] === "ask_passages" && node["Index Cond"]?.includes(sessions[2]!));
     expect(later.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([["Index Only Scan", "ask_passages_by_session"]]);
   });
+
+  test("a packed word's list is one primary-key probe even when ask_packed's statistics predate the build", async () => {
+    // The worker's last ANALYZE saw ask_packed before this campaign was packed.
+    await service.db.query(`analyze ask_packed`);
+    expect(await service.deps.records.askIndex.pack(1, 10)).toEqual([campaignId]);
+    const { executor, statements } = capturingExecutor(service.db);
+    await sqlRetriever(executor).retrieve({ campaignId, text: "silver lantern part", journals: { all: true }, limit: 10 });
+    const fetch = statements.find((s) => /from ask_packed_builds/.test(s.sql) && /ask_packed p/.test(s.sql))!;
+    expect(fetch).toBeDefined();
+    const rollback = new Error("rollback");
+    let plan: PlanNode | undefined;
+    await service.db
+      .transaction(async (tx: SqlExecutor) => {
+        // A few rows here; at scale the table is read by its index.
+        await tx.query(`set local enable_seqscan = off`);
+        const [row] = await tx.query(`explain (format json) ${fetch.sql}`, fetch.params);
+        plan = (row!["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
+        throw rollback;
+      }, { retry: false })
+      .catch((error) => {
+        if (error !== rollback) throw error;
+      });
+    const reads = planNodes(plan!).filter((node) => node["Relation Name"] === "ask_packed");
+    expect(reads.map((node) => [node["Index Name"], /\bterm\b/.test(node["Index Cond"] ?? "")])).toEqual([["ask_packed_pkey", true]]);
+  });
 });
+
