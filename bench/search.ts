@@ -11,7 +11,10 @@
 //   BENCH_RESULTS (search-<backend>-<seed>-<count>.json), BENCH_TIME_LIMIT (3600 s),
 //   BENCH_REUSE_URL (measure a database a BENCH_KEEP_DB run kept, with the same counts: no seeding;
 //   with BENCH_BACKEND=pglite it is copied into a new PGlite folder first, see below),
-//   BENCH_KEEP_DIR (PGlite: keep the data folder, path printed at the end), BENCH_REUSE_DIR (measure that folder again)
+//   BENCH_KEEP_DIR (PGlite: keep the data folder, path printed at the end), BENCH_REUSE_DIR (measure that folder again),
+//   BENCH_DB_SETTINGS (PostgreSQL settings of the scratch database only, e.g.
+//   "log_lock_waits=on,deadlock_timeout=200ms,log_min_duration_statement=300": diagnosis of a run
+//   without touching the server's configuration; the API seed lists every POST over 1 s to match)
 //
 // PGlite at 100k: its own seed runs every per-row trigger in single-threaded WebAssembly (about
 // 1.7 ms of CPU a row, hours for 100k per kind), so seed PostgreSQL with BENCH_KEEP_DB (and
@@ -188,7 +191,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
   // A minute per POST, not the bench's usual 10 s: a slow create is what this seed is here to
   // report (counted below), not a reason to lose the hour it took.
   const must = mustCaller(localSend(60_000), url, key);
-  const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "" };
+  const slow = { overOneSecond: 0, slowestMs: 0, slowestAt: "", each: [] as string[] };
   const post = async (path: string, body: unknown) => {
     const started = performance.now();
     let id: string;
@@ -199,7 +202,11 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
       throw new Error(`POST ${path} failed after ${Math.round(performance.now() - started)} ms at ${new Date().toISOString()}: ${error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ""}` : String(error)}`);
     }
     const took = performance.now() - started;
-    if (took > 1000) slow.overOneSecond++;
+    if (took > 1000) {
+      slow.overOneSecond++;
+      // When each began and ended: to be matched against the database's log and the worker's passes.
+      if (slow.each.length < 100) slow.each.push(`${new Date(Date.now() - took).toISOString()}–${new Date().toISOString().slice(11)} ${Math.round(took)} ms ${path}`);
+    }
     if (took > slow.slowestMs) Object.assign(slow, { slowestMs: Math.round(took), slowestAt: `${new Date().toISOString()} ${path}` });
     return id;
   };
@@ -220,6 +227,7 @@ async function seedThroughApi(url: string, key: string, campaignId: string, data
     await post(`/v1/campaigns/${campaignId}/links`, { from_type: "Character", from_id: l.from, to_type: "Location", to_id: l.to, alias: l.alias });
   });
   console.log(`  POSTs over 1 s: ${slow.overOneSecond}; slowest ${slow.slowestMs} ms (${slow.slowestAt})`);
+  for (const line of slow.each) console.log(`    ${line}`);
 }
 
 /** The bench user and campaign of a database a former run kept (BENCH_REUSE_URL, BENCH_REUSE_DIR). */

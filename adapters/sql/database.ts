@@ -56,17 +56,28 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
       await runner.unsafe(text);
     },
   });
-  const top = executorOf(sql);
+  // Never more statements in flight than connections: with every connection busy, postgres.js
+  // pipelined the next statement onto one of them (round robin), behind whatever that one ran. A
+  // POST sent while the worker's `vacuum ask_counts` waited 4.6 s to truncate waited those 4.6 s
+  // too, though the other connections were free within milliseconds (issue 15: the black-box
+  // seed's 26 POSTs over 1 s, the slowest 5.4 s). Here a statement or transaction waits for the
+  // first connection free, in arrival order. (postgres.js's own `max_pipeline: 0` breaks sql.begin.)
+  const slots = new Slots(options.maxConnections ?? 10);
+  const raw = executorOf(sql);
+  const top: SqlExecutor = {
+    query: (text, params) => slots.run(() => raw.query(text, params)),
+    exec: (text) => slots.run(() => raw.exec(text)),
+  };
   const transaction = async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
     const actor = currentActor();
-    const once = async () =>
-      (await sql.begin(options.snapshot ? "isolation level repeatable read read only" : "", async (tx) => {
+    const once = () =>
+      slots.run(async () => (await sql.begin(options.snapshot ? "isolation level repeatable read read only" : "", async (tx) => {
         // Sent ahead of the work's first query on the same connection: no round trip of its own.
         const setting = actor ? tx.unsafe(SET_ACTOR, [actor]).execute() : null;
         const result = await work(executorOf(tx));
         await setting;
         return result;
-      })) as T;
+      })) as T);
     return options.retry === false ? once() : retryingConflicts(once);
   };
   return {
@@ -83,6 +94,28 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
     },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** At most `size` holders at once; the others wait in arrival order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // Handed straight to the next in line (a newcomer never takes it first).
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
 }
 
 /** SQLSTATEs that mean "this transaction lost a race; running it again may well succeed". */

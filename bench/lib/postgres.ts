@@ -18,6 +18,13 @@ export async function createScratchDatabase(serverUrl: string, prefix = "cms_ben
   const admin = adminConnection(serverUrl);
   try {
     await admin.unsafe(`create database ${name}`);
+    // BENCH_DB_SETTINGS="log_lock_waits=on,deadlock_timeout=200ms": settings of this database only
+    // (diagnosis: the server's own configuration is shared), in force for every connection to it.
+    for (const setting of (process.env.BENCH_DB_SETTINGS ?? "").split(",").filter((s) => s.trim())) {
+      const [key, value] = setting.split("=").map((part) => part.trim());
+      if (!key || !/^[a-z_]+$/.test(key) || value === undefined) throw new Error(`BENCH_DB_SETTINGS: not name=value: ${setting}`);
+      await admin.unsafe(`alter database ${name} set ${key} = '${value.replace(/'/g, "''")}'`);
+    }
   } finally {
     await admin.end({ timeout: 2 });
   }
