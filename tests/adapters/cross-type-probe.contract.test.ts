@@ -98,7 +98,7 @@ await forEachBackend("cross-type search, the title stage", (backend) => {
       const scanned = async () => (await tx.query(`select pg_stat_get_xact_numscans('search_documents_title_fts'::regclass)::int as n`))[0]!.n as number;
       const before = await scanned();
       const rows = await tx.query(
-        `select doc_type, doc_id from search_ranked($1, 'characters,items,locations', to_tsquery('simple', 'radra:*'), websearch_to_tsquery('english', 'radra'), 'nobody', $2, 10, true)`,
+        `select doc_type, doc_id from search_ranked($1, 'characters,items,locations', to_tsquery('simple', 'radra:*'), websearch_to_tsquery('english', 'radra'), 'nobody', $2, 10, true, null)`,
         [campaignId, candidates],
       );
       return { hits: rows.map((r) => `${r.doc_type}:${r.doc_id}`), scans: (await scanned()) - before };
