@@ -36,10 +36,13 @@ export function characters(db: SqlExecutor): CharacterRepository {
       if (filters.type) where.add(filters.type, (p) => `c.type = ${p}`);
       if (filters.approvedOnly) where.also(`c.approved`);
       const columns = CHARACTERS.columns("c");
+      const lists = filters.approvedOnly ? ["characters"] : ["characters", "characters:unapproved"];
       const { rows, total } = filters.search
         ? await searchedList(db, columns, "c", where.clauses, where.params, [campaignId, Boolean(filters.approvedOnly), filters.type ?? null], filters.search, page,
-            // search_terms lists characters by approval (migration 0025); a type filter counts its matches.
-            filters.type ? undefined : { campaignId, lists: filters.approvedOnly ? ["characters"] : ["characters", "characters:unapproved"] })
+            // search_terms lists characters by approval (migration 0025); a type filter counts its matches,
+            // except a one-word total, which counters per list, prefix and type give (0045).
+            filters.type ? undefined : { campaignId, lists },
+            { campaignId, lists, type: filters.type ?? null })
         : await paged(db, columns, `from characters c where ${where.sql}`, `c.created_at desc, c.id desc`, where.params, page,
             // The total is a counter: the campaign's, or its type's ($2, migration 0029).
             filters.type

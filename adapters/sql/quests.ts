@@ -2,6 +2,7 @@
 import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
+import { offsetOf } from "../../domain/pagination.ts";
 import { counted, countedBy, likePattern, paged, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -38,14 +39,21 @@ export function quests(db: SqlExecutor): QuestRepository {
   return {
     ...crud(db, QUESTS),
     async list(campaignId, filters, page) {
+      if (filters.search) {
+        // The page and its exact total from the word starts (migration 0046), one row (null, total) for an
+        // empty page; each quest read by key (`limit 1` keeps the planner from hashing the whole table).
+        const rows = await db.query(
+          `select ${QUESTS.columns("q")}, f.total from quest_search_page($1, $2, $3, $4, $5, $6, $7) with ordinality f
+           left join lateral (select * from quests where quests.id = f.id limit 1) q on true order by f.ordinality`,
+          [campaignId, filters.search, likePattern(filters.search), filters.status ?? null, filters.quest_category ?? null, page.size, offsetOf(page)],
+        );
+        return { rows: rows.filter((row) => row.id != null).map(QUESTS.toRecord), total: Number(rows[0]?.total ?? 0) };
+      }
       const where = new Where().add(campaignId, (p) => `campaign_id = ${p}`);
       if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
       if (filters.quest_category) where.add(filters.quest_category, (p) => `quest_category = ${p}`);
-      if (filters.search) where.add(likePattern(filters.search), (p) => `search_text ilike ${p}`);
-      // Unfiltered, by status ($2, migration 0029), by category or by both (0038) the total is a
-      // counter; a search counts its matches.
-      const count = filters.search ? undefined
-        : filters.status && filters.quest_category ? countedBy("$1", "quests:status:", `($2::text || ':category:' || $3)`)
+      // Unfiltered, by status ($2, migration 0029), by category or by both (0038) the total is a counter.
+      const count = filters.status && filters.quest_category ? countedBy("$1", "quests:status:", `($2::text || ':category:' || $3)`)
         : filters.status ? countedBy("$1", "quests:status:", "$2")
         : filters.quest_category ? countedBy("$1", "quests:category:", "$2")
         : counted("$1", "quests");

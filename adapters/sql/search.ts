@@ -51,6 +51,19 @@ export interface IndexedLists {
 }
 
 /**
+ * Where a one-word search's total is a sum of counters (`search_prefix_counts`, migration 0045):
+ * the campaign, the lists and the type (null: every type) the search covers. Characters only. Every
+ * character's search text holds its type as a word, so with a type the last prefix tier looks up
+ * the word pairs (0041) of that word and the query's.
+ */
+export interface PrefixCounted extends IndexedLists {
+  type: string | null;
+}
+
+/** The longest query word search_prefix_counts (0045) has counters for. */
+const COUNTED_PREFIX = 12;
+
+/**
  * List search in three steps, each served by an index, each asked only when the one before finds
  * nothing: full-text prefix matches; names that hold the query (substring); names similar to it
  * (misspellings, by trigram word similarity). Prefix matches come in three tiers: the exact name,
@@ -60,8 +73,10 @@ export interface IndexedLists {
  * page reaches it. Substring matches come newest first, similar names most similar first.
  *
  * The total is exact. A page that is not full is its own total; otherwise the matches are counted
- * from `search_terms` (a btree of the records' words: an index-only range per query word) where the
- * query is plain lower-case ASCII words and `indexed` is given, else from the text index.
+ * from `search_prefix_counts` where `prefixes` is given and the query is one plain word of at most
+ * COUNTED_PREFIX letters (a few counters, however many match), else from `search_terms` (a btree of
+ * the records' words: an index-only range per query word) where the query is plain lower-case ASCII
+ * words and `indexed` is given, else from the text index.
  *
  * `where` and `params` filter the list; `scope` is the same filter as the tier function's first
  * arguments (see SEARCHED).
@@ -76,16 +91,24 @@ export async function searchedList(
   search: string,
   page: PageRequest,
   indexed?: IndexedLists,
+  prefixes?: PrefixCounted,
 ): Promise<Listing<Row>> {
   const { table, vector, text } = SEARCHED[alias];
   const from = (match: string) => `from ${table} ${alias} where ${[...fenced(where), match].join(" and ")}`;
   const words = queryWords(search).slice(0, 16);
-  const plain = indexed && words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? indexed : undefined;
+  const plainWords = words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word));
+  const plain = indexed && plainWords ? indexed : undefined;
+  const counted = prefixes && plainWords && words.length === 1 && words[0]!.length <= COUNTED_PREFIX ? prefixes : undefined;
   const tsquery = prefixQuery(search);
   if (tsquery) {
-    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, plain && { indexed: plain, words });
+    const known = plain
+      ? { indexed: plain, words, gate: true }
+      : prefixes?.type && plainWords
+      ? { indexed: prefixes as IndexedLists, words: [prefixes.type.toLowerCase(), ...words], gate: false }
+      : undefined;
+    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known);
     const total = await pageTotal(rows, page, () =>
-      plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
+      counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
     if (total > 0) return { rows, total };
   }
   const typed = search.trim().toLowerCase();
@@ -127,6 +150,19 @@ const listsParam = (indexed: IndexedLists) => indexed.lists.join(",");
 async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[]): Promise<number> {
   // search_terms_count (migration 0026): the ranges counted in one call, planned once per connection.
   const [row] = await db.query(`select search_terms_count($1, $2, $3::text[], $4::text[]) as n`, [indexed.campaignId, listsParam(indexed), words, words.map(prefixEnd)]);
+  return Number(row!.n);
+}
+
+/**
+ * How many records of the lists (of the type, if any) hold a word starting with `word`: the sum of
+ * its counters (one per list and type, migration 0045), never the matches.
+ */
+async function countPrefix(db: SqlExecutor, counted: PrefixCounted, word: string): Promise<number> {
+  const [row] = await db.query(
+    `select coalesce(sum(p.n), 0)::int as n from search_prefix_counts p
+     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3 and ($4::text is null or p.type = $4)`,
+    [counted.campaignId, listsParam(counted), word, counted.type],
+  );
   return Number(row!.n);
 }
 
@@ -215,7 +251,7 @@ async function tieredPage(
   tsquery: string,
   lowered: string,
   page: PageRequest,
-  known?: { indexed: IndexedLists; words: string[] },
+  known?: { indexed: IndexedLists; words: string[]; gate: boolean },
 ): Promise<Row[]> {
   const { tiers } = SEARCHED[alias];
   const n = scope.length;
@@ -223,15 +259,18 @@ async function tieredPage(
   const params = [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)];
   // Where the vocabulary can tell (search_words_known, migration 0035), a query word that starts no
   // word of the lists stops the statement before the tiers run (a one-time filter): a typo's step.
-  const gate = known
-    ? ` where search_words_known($${n + 9}, $${n + 10}, $${n + 11}::text[], $${n + 12}::text[], false, null)`
+  // (Not with a type filter: the lists' vocabulary is every type's, and `words` then holds the type's word.)
+  const gate = known?.gate
+    ? ` where search_words_known($${n + 11}, $${n + 12}, $${n + 9}::text[], $${n + 10}::text[], false, null)`
     : "";
   // The words and their prefix ends also let the last tier look up word pairs (migration 0041);
   // without them (not plain words, a filter the vocabulary does not know) it reads the text index.
-  const words = known ? [`$${n + 11}::text[]`, `$${n + 12}::text[]`] : ["null", "null"];
+  const words = known ? [`$${n + 9}::text[]`, `$${n + 10}::text[]`] : ["null", "null"];
   return db.query(
     `select ${columns} from ${tiers}(${[...args, ...words].join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
-    known ? [...params, known.indexed.campaignId, listsParam(known.indexed), known.words, known.words.map(prefixEnd)] : params,
+    known
+      ? [...params, known.words, known.words.map(prefixEnd), ...(known.gate ? [known.indexed.campaignId, listsParam(known.indexed)] : [])]
+      : params,
   );
 }
 
