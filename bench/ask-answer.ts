@@ -22,6 +22,7 @@ import { createScratchDatabase } from "./lib/postgres.ts";
 import { writeResults } from "./lib/report.ts";
 import { ADMIN_KEY, launch, tempDir } from "./lib/servers.ts";
 import { localSend, mustCaller } from "./lib/local-http.ts";
+import { percentile } from "./lib/stats.ts";
 
 const DATASET = datasetDir();
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
@@ -32,7 +33,6 @@ const CONCURRENCY = intEnv("ASK_ANSWER_ASKERS", 8, 1, 64);
 const CAMPAIGN_TITLE = "Critical Role, campaign 1 (Ask bench)";
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { n: sorted.length, p50: round1(percentile(sorted, 50)), p95: round1(percentile(sorted, 95)), p99: round1(percentile(sorted, 99)), max: round1(sorted.at(-1)!) };

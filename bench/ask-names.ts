@@ -8,7 +8,7 @@
 //   ASK_BENCH_ROUNDS (5), ASK_BENCH_ASKERS (8; 0: latency alone only), ASK_BENCH_PACK=off (the SQL statement alone; default: packed first, as the
 //   worker would, migration 0037), BENCH_RESULTS (ask-names-<characters>.json)
 // This checkout's pending migrations are applied to the database first (as the service would).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { openPostgres } from "../adapters/sql/database.ts";
@@ -20,15 +20,13 @@ import type { Passage } from "../ports/retrieval.ts";
 import { concurrentAskers } from "./lib/askers.ts";
 import { assertLocalPostgres, env, intEnv, RESULTS_DIR } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
+import { round3, percentile, peakMb } from "./lib/stats.ts";
 
 const URL_ = process.env.ASK_NAMES_DB?.trim() || "";
 const ROUNDS = intEnv("ASK_BENCH_ROUNDS", 5, 1, 100);
 const CONCURRENCY = intEnv("ASK_BENCH_ASKERS", 8, 0, 64);
 const PACK = env("ASK_BENCH_PACK", "on");
 
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const peakMb = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024);
 
 /** Two letters of the name's longest word swapped: a misspelling the analysis must see through. */
 function misspell(name: string): string {

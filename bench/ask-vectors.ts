@@ -21,6 +21,7 @@ import { loadMigrations } from "../infra/container.ts";
 import { assertLocalPostgres, env, intEnv, RESULTS_DIR } from "./lib/env.ts";
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
+import { round3, percentile } from "./lib/stats.ts";
 
 const ADMIN_URL = env("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test");
 const PASSAGES = intEnv("ASK_VECTORS_PASSAGES", 12_000, 100, 200_000);
@@ -39,8 +40,6 @@ const unit = (v: number[]) => {
   return v.map((x) => x / length);
 };
 const near = (center: number[], noise: number) => unit(center.map((x) => x + noise * gaussian()));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 async function main() {
   assertLocalPostgres("BENCH_POSTGRES_URL", ADMIN_URL);

@@ -34,6 +34,7 @@ import { assertLocalPostgres, env, intEnv, RESULTS_DIR, ROOT } from "./lib/env.t
 import { runBench } from "./lib/lifecycle.ts";
 import { createScratchDatabase } from "./lib/postgres.ts";
 import { mustCaller } from "./lib/local-http.ts";
+import { round3, percentile, peakMb } from "./lib/stats.ts";
 
 const DATASET = datasetDir();
 const BACKEND = env("ASK_BENCH_BACKEND", "postgres");
@@ -59,9 +60,6 @@ interface CastPlayer {
   speaker_variants?: string[];
 }
 
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const peakMb = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024);
 
 async function main() {
   if (!existsSync(DATASET)) {

@@ -1,4 +1,5 @@
 // Statistics over the runs: medians per scenario, and the per-round ratio the target is about.
+import { readFileSync } from "node:fs";
 import type { Measurement } from "./measure.ts";
 
 export const fmt = (value: number | null) => (value === null ? "-" : value.toFixed(2));
@@ -100,3 +101,12 @@ export function ratioTarget(summaries: Summary[], measurements: Measurement[], c
     met,
   };
 }
+
+// The Ask benchmarks' figures (bench/ask*.ts).
+export const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** The p-th percentile of ascending `sorted` (nearest rank). */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+/** This process's peak resident memory, MB. */
+export const peakMb = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024);
