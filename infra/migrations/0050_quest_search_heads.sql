@@ -16,8 +16,7 @@ create table quest_search_heads (
   head text collate "C" not null,
   order_index int not null,
   created_at timestamptz not null,
-  quest_id text not null,
-  primary key (campaign_id, word, head, order_index, created_at, quest_id)
+  quest_id text not null
 );
 
 -- How many quests hold each (word, head): the sum of a key's rows. Every "Quest N" adds to ("quest", '')
@@ -159,6 +158,8 @@ insert into quest_search_heads (campaign_id, word, head, order_index, created_at
 select q.campaign_id, w.word, w.head, q.order_index, q.created_at, q.id from quests q, quest_search_heads_of(q.search_text) w;
 insert into quest_search_head_counts (campaign_id, word, head, slot, n)
 select campaign_id, word, head, 0, count(*)::int from quest_search_heads group by 1, 2, 3;
+-- Built after the rows (a compact index: inserted row by row, 171 MB with the table at 100k).
+alter table quest_search_heads add primary key (campaign_id, word, head, order_index, created_at, quest_id);
 
 -- 0046's function with the heads first: a rest of at most 3 characters, no status or category
 -- filter, at most 8 vocabulary words and no marker entry in the campaign. Otherwise 0046's path, unchanged.
