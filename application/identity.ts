@@ -3,6 +3,7 @@ import { fail, ok, type Result } from "../domain/errors.ts";
 import { isPlausibleEmail, keyPrefixOf, normalizeEmail, SCOPES, type ApiKeyRecord, type ApiProfile, type Caller, type User } from "../domain/identity.ts";
 import { requireFirstParty } from "./access.ts";
 import { nowIso, type Deps } from "./deps.ts";
+import type { Repositories } from "../ports/records.ts";
 
 export interface Profile extends User {
   scopes: string[];
@@ -50,12 +51,13 @@ export async function issueKey(deps: Deps, caller: Caller, userId: string, scope
   if (unknown.length)
     return fail("invalid", `Unknown scope: ${unknown[0]}`, [{ type: "enum", loc: ["body", "scopes"], msg: `Scopes must be among: ${SCOPES.join(", ")}`, input: scopes }]);
   if (!(await deps.records.users.get(userId))) return fail("not_found", "User not found");
-  return ok(await mintKeyFor(deps, userId, [...new Set(scopes)]));
+  return ok(await mintKeyFor(deps, deps.records, userId, [...new Set(scopes)]));
 }
 
-async function mintKeyFor(deps: Deps, userId: string, scopes: string[]): Promise<IssuedKey> {
+/** `repos`: the store's, or a transaction's (rotation). */
+async function mintKeyFor(deps: Deps, repos: Pick<Repositories, "apiKeys">, userId: string, scopes: string[]): Promise<IssuedKey> {
   const key = deps.keys.mint();
-  const record = await deps.records.apiKeys.insert({
+  const record = await repos.apiKeys.insert({
     id: deps.ids.next(),
     user_id: userId,
     prefix: keyPrefixOf(key),
@@ -81,7 +83,7 @@ export async function rotateKey(deps: Deps, caller: Caller, keyId: string): Prom
     const old = await tx.apiKeys.get(keyId);
     if (!old || old.revoked_at) return fail("not_found", "API key not found");
     if (!(await tx.apiKeys.revoke(keyId, nowIso(deps)))) return fail("not_found", "API key not found");
-    return ok(await mintKeyFor({ ...deps, records: { ...deps.records, apiKeys: tx.apiKeys } }, old.user_id, old.scopes));
+    return ok(await mintKeyFor(deps, tx, old.user_id, old.scopes));
   });
 }
 

@@ -1,6 +1,7 @@
 // One small interface over postgres.js and PGlite, so every query is written once.
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import { currentActor } from "../shared/actor.ts";
 
@@ -64,27 +65,31 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
   // first connection free, in arrival order. (postgres.js's own `max_pipeline: 0` breaks sql.begin.)
   const slots = new Slots(options.maxConnections ?? 10);
   const raw = executorOf(sql);
+  const pool = {}; // this database, for the guard
   const top: SqlExecutor = {
-    query: (text, params) => slots.run(() => raw.query(text, params)),
-    exec: (text) => slots.run(() => raw.exec(text)),
+    query: (text, params) => guarded(pool, "db.query()", () => slots.run(() => raw.query(text, params))),
+    exec: (text) => guarded(pool, "db.exec()", () => slots.run(() => raw.exec(text))),
   };
-  const transaction = async <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) => {
-    const actor = currentActor();
-    const once = () =>
-      slots.run(async () => (await sql.begin(options.snapshot ? "isolation level repeatable read read only" : "", async (tx) => {
-        // Sent ahead of the work's first query on the same connection: no round trip of its own.
-        const setting = actor ? tx.unsafe(SET_ACTOR, [actor]).execute() : null;
-        const result = await work(executorOf(tx));
-        await setting;
-        return result;
-      })) as T);
-    return options.retry === false ? once() : retryingConflicts(once);
-  };
+  const transaction = <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) =>
+    guarded(pool, "db.transaction()", () => {
+      const actor = currentActor();
+      const once = () =>
+        slots.run(async () => (await sql.begin(options.snapshot ? "isolation level repeatable read read only" : "", async (tx) => {
+          // Sent ahead of the work's first query on the same connection: no round trip of its own.
+          const setting = actor ? tx.unsafe(SET_ACTOR, [actor]).execute() : null;
+          const result = await markedOpen(pool, () => work(executorOf(tx)));
+          await setting;
+          return result;
+        })) as T);
+      return options.retry === false ? once() : retryingConflicts(once);
+    });
   return {
     backend: "postgres",
     // A single statement rolled back over a deadlock changed nothing, so it may simply run again.
     query: (text, params) =>
-      currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
+      guarded(pool, "db.query()", () =>
+        currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
+      ),
     exec: top.exec,
     transaction,
     async listen(channel, onNotify) {
@@ -95,6 +100,51 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
     close: () => sql.end({ timeout: 5 }),
   };
 }
+
+// A query or transaction through the database itself, awaited by a transaction's work, waits for a
+// second connection while the transaction holds one: on PostgreSQL a slot (with every slot so held,
+// pool 5 under load, forever; and forever at once when it waits for a row lock of its own
+// transaction), on PGlite its transaction lock (forever, every time). It also reads and writes
+// outside the transaction. So it is refused at once, on both engines, with an error that says where
+// to look (issue 15). The marker is per database and cleared when the work ends: work started inside
+// and not awaited (fire-and-forget) that queries after the end is free; if it must start querying
+// while the transaction is still open, start it through outsideTransaction().
+interface OpenTransaction {
+  database: object;
+  open: boolean;
+  outer: OpenTransaction | undefined;
+}
+
+const openTransaction = new AsyncLocalStorage<OpenTransaction>();
+
+export class NestedInTransactionError extends Error {
+  constructor(call: string) {
+    super(
+      `Refused ${call} inside db.transaction()'s work: use the transaction's executor (tx). Through the database it would wait ` +
+        `for a second connection while the transaction holds one (a deadlock once every connection is so held) and run outside ` +
+        `the transaction. Work the transaction does not wait for: start it with outsideTransaction().`,
+    );
+    this.name = "NestedInTransactionError";
+  }
+}
+
+function guarded<T>(database: object, call: string, run: () => Promise<T>): Promise<T> {
+  for (let marker = openTransaction.getStore(); marker; marker = marker.outer)
+    if (marker.open && marker.database === database) return Promise.reject(new NestedInTransactionError(call));
+  return run();
+}
+
+async function markedOpen<T>(database: object, work: () => Promise<T>): Promise<T> {
+  const marker: OpenTransaction = { database, open: true, outer: openTransaction.getStore() };
+  try {
+    return await openTransaction.run(marker, work);
+  } finally {
+    marker.open = false;
+  }
+}
+
+/** Runs `work` as if no transaction were open: for work a transaction starts and does not wait for. */
+export const outsideTransaction = <T>(work: () => T): T => openTransaction.exit(work);
 
 /** At most `size` holders at once; the others wait in arrival order. */
 class Slots {
@@ -185,17 +235,24 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
   };
   // One connection runs one transaction at a time: nothing to collide with, nothing to retry.
   const transaction = <T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}) =>
-    db.transaction(async (tx) => {
-      if (options.snapshot) await tx.query(`set transaction isolation level repeatable read, read only`);
-      const actor = currentActor();
-      if (actor) await tx.query(SET_ACTOR, [actor]);
-      return work(executorOf(tx));
-    });
-  const top = executorOf(db);
+    guarded(db, "db.transaction()", () =>
+      db.transaction(async (tx) => {
+        if (options.snapshot) await tx.query(`set transaction isolation level repeatable read, read only`);
+        const actor = currentActor();
+        if (actor) await tx.query(SET_ACTOR, [actor]);
+        return markedOpen(db, () => work(executorOf(tx)));
+      }),
+    );
+  const unguarded = executorOf(db);
+  const top: SqlExecutor = {
+    query: (text, params) => guarded(db, "db.query()", () => unguarded.query(text, params)),
+    exec: (text) => guarded(db, "db.exec()", () => unguarded.exec(text)),
+  };
   return {
     backend: "pglite",
     ...top,
-    query: (text, params) => (currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params)),
+    query: (text, params) =>
+      guarded(db, "db.query()", () => (currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params))),
     transaction,
     listen: (channel, onNotify) => db.listen(channel, () => onNotify()),
     close: () => db.close(),

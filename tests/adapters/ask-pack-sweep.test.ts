@@ -3,7 +3,7 @@
 // (0040's join re-ran its window once per row: 77 s a batch at 16k words on PostgreSQL); and a
 // batch another sweep deleted meanwhile does not make it forget the build's other rows.
 import { expect, test } from "bun:test";
-import type { SqlDatabase } from "../../adapters/sql/database.ts";
+import { outsideTransaction, type SqlDatabase } from "../../adapters/sql/database.ts";
 import { forEachBackend } from "../support/backends.ts";
 
 const WORDS = 2500;
@@ -74,8 +74,8 @@ await forEachBackend("ask_pack_sweep", (backend) => {
       await db.transaction(async (tx) => {
         // The other sweep's batch (the first 2,000 words), deleted but not yet committed...
         await tx.query(`delete from ask_packed where build_id = 1 and term <= 'w2000'`);
-        // ...while this one picks the same batch and waits for those rows.
-        swept = db.query<{ n: number }>(`select ask_pack_sweep(1000000) as n`).then((rows) => Number(rows[0]!.n));
+        // ...while this one (another session: not the transaction's, not awaited by it) picks the same batch and waits for those rows.
+        swept = outsideTransaction(() => db.query<{ n: number }>(`select ask_pack_sweep(1000000) as n`)).then((rows) => Number(rows[0]!.n));
         await Bun.sleep(300);
       });
       expect(await swept!).toBe(1);

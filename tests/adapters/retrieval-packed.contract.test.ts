@@ -244,11 +244,21 @@ await forEachBackend("Ask packed posting lists", (backend) => {
   // PostgreSQL only: PGlite has one connection, so no other transaction can hold the lock meanwhile.
   test.skipIf(backend.name !== "postgres")("a write holding ask_passages past the cutoff's lock timeout puts the build off to the next pass, without an error", async () => {
     await service.db.query(`delete from ask_packed_builds where campaign_id = $1`, [campaignId]);
-    await service.db.transaction(async (tx) => {
-      // What an import's transaction holds while it writes passages.
+    // What an import's transaction holds while it writes passages, held until the pass has run
+    // (beside it, on another connection: not from inside its work, which the guard refuses).
+    let locked!: () => void;
+    let release!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = service.db.transaction(async (tx) => {
       await tx.query(`lock table ask_passages in row exclusive mode`);
-      expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([]);
+      locked();
+      await released;
     });
+    await lockTaken;
+    const pass = await service.deps.records.askIndex.pack(100, 10).finally(release);
+    await holding;
+    expect(pass).toEqual([]);
     expect(await service.db.query(`select 1 from ask_packed_builds where campaign_id = $1`, [campaignId])).toEqual([]);
     expect(await service.deps.records.askIndex.pack(100, 10)).toEqual([campaignId]);
   });
