@@ -2,6 +2,7 @@
 import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
+import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import { counted, iso, likePattern, paged, str, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
@@ -59,6 +60,21 @@ const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where 
   return where;
 };
 
+/**
+ * A search by campaign from the cards' heads (migration 0053): the page in list order and its exact total,
+ * each card read by key (`limit 1` keeps the planner from hashing the whole table). Null when the heads
+ * cannot answer (recap_search_page's total -1): the caller takes 0051's path.
+ */
+async function searchedPage(db: SqlExecutor, table: "hero_awards" | "recap_entries", columns: string, kind: string, campaignId: string, search: string, page: PageRequest) {
+  const rows = await db.query(
+    `select ${columns}, f.total from recap_search_page($1, $2, $3, $4, $5) with ordinality f
+     left join lateral (select * from ${table} where ${table}.id = f.id limit 1) c on true order by f.ordinality`,
+    [campaignId, kind, search, page.size, offsetOf(page)],
+  );
+  const total = Number(rows[0]?.total ?? 0);
+  return total < 0 ? null : { rows: rows.filter((row) => row.id != null), total };
+}
+
 export function recaps(db: SqlExecutor): RecapRepository {
   const awards = crud(db, AWARDS);
   const entries = crud(db, ENTRIES);
@@ -84,6 +100,10 @@ export function recaps(db: SqlExecutor): RecapRepository {
       return row?.png ? new Uint8Array(Buffer.from(str(row.png), "base64")) : null;
     },
     async listAwards(filters, page) {
+      if (filters.search && filters.campaignId && !filters.sessionId) {
+        const found = await searchedPage(db, "hero_awards", AWARDS.columns("c"), "award", filters.campaignId, filters.search, page);
+        if (found) return { rows: found.rows.map(AWARDS.toRecord), total: found.total };
+      }
       const where = recapWhere(filters);
       // The join is what the trigram index holds (migration 0051); the fields' own test keeps the answer exact.
       if (filters.search)
@@ -98,6 +118,10 @@ export function recaps(db: SqlExecutor): RecapRepository {
     replaceEntry: entries.replace,
     getEntry: entries.get,
     async listEntries(type, filters, page) {
+      if (filters.search && filters.campaignId && !filters.sessionId) {
+        const found = await searchedPage(db, "recap_entries", ENTRIES.columns("c"), type, filters.campaignId, filters.search, page);
+        if (found) return { rows: found.rows.map(ENTRIES.toRecord), total: found.total };
+      }
       const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
       if (filters.search)
         where.add(likePattern(filters.search), (p) => `${ENTRY_SEARCHED} ilike ${p} and (text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);

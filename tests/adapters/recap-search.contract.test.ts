@@ -1,7 +1,8 @@
-// Issue 15 (migration 0051): hero award and quote/spotlight search (`search`, a case-insensitive
-// substring of any one searched field) finds its matches through a trigram index over the fields
-// joined, then tests each field, instead of reading every card of the campaign. Every page and
-// total here is compared with the matches worked out in the test from the cards' own fields.
+// Issue 15 (migrations 0051, 0053): hero award and quote/spotlight search (`search`, a case-insensitive
+// substring of any one searched field). By campaign, the page comes from the cards' heads in list order
+// and the total from counters (0053); by session, or for a query the heads cannot answer, from a trigram
+// index over the fields joined, each field then tested (0051). Every page and total here is compared
+// with the matches worked out in the test from the cards' own fields.
 import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
@@ -131,13 +132,65 @@ await forEachBackend("recap card search from trigrams", (backend) => {
       await store.recaps.deleteAward(gone.id);
       awards.delete(gone.id);
     }
+    // A new place in the list moves the card's heads.
+    const moved = { ...[...awards.values()].find((a) => a.title === "Award 120")!, order_index: -5 };
+    await store.recaps.replaceAward(moved, null);
+    awards.set(moved.id, moved);
     const goneEntry = [...entries.values()].find((e) => e.text === "Quote 12")!;
     await store.recaps.deleteEntry(goneEntry.id);
     entries.delete(goneEntry.id);
     await checkAll();
   });
 
-  test("a search among 3,000 cards reads its 111 matches' rows, not the campaign's", async () => {
+  /** The heads as recomputed from the cards, and the counters' sums as counted from the heads. */
+  const checkHeads = async () => {
+    const [heads] = await db.query(
+      `select (select count(*) from recap_search_heads)::int as stored,
+              (select count(*) from (
+                 select campaign_id, 'award' as kind, w.word, w.head, order_index, created_at, id from hero_awards, recap_search_heads_of(array[title, description, character_name]) w
+                 union all
+                 select campaign_id, entry_type, w.word, w.head, order_index, created_at, id from recap_entries, recap_search_heads_of(array[text, title, description, character_name, speaker]) w
+                 except
+                 select campaign_id, kind, word, head, order_index, created_at, card_id from recap_search_heads) m)::int as missing,
+              (select count(*) from hero_awards, recap_search_heads_of(array[title, description, character_name]) w)::int
+                + (select count(*) from recap_entries, recap_search_heads_of(array[text, title, description, character_name, speaker]) w)::int as expected`,
+    );
+    expect(heads).toEqual({ stored: heads!.expected, missing: 0, expected: heads!.expected });
+    const [counts] = await db.query(
+      `select count(*)::int as wrong from
+         (select campaign_id, kind, word, head, count(*)::int as n from recap_search_heads group by 1, 2, 3, 4) h
+         full join (select campaign_id, kind, word, head, sum(n)::int as n from recap_search_head_counts group by 1, 2, 3, 4 having sum(n) <> 0) c using (campaign_id, kind, word, head)
+       where h.n is distinct from c.n`,
+    );
+    expect(counts).toEqual({ wrong: 0 });
+  };
+
+  test("heads and counters equal their recount after inserts, edits, deletes and 8 concurrent inserts", async () => {
+    await checkHeads();
+    await Promise.all(
+      Array.from({ length: 8 }, (_, k) => (k % 2 ? addEntry({ type: k % 4 === 1 ? "quote" : "spotlight", text: `Quote 12 concurrent ${k}`, title: "award 12" }) : addAward({ title: `Award 12 concurrent ${k}`, description: "quote 12", character_name: "" }))),
+    );
+    await checkHeads();
+    await checkAll();
+    // Deleted on other connections than they were counted on (slots below 0), then counted again.
+    await Promise.all([...awards.values()].filter((a) => a.title.includes("concurrent")).map(async (a) => {
+      await store.recaps.deleteAward(a.id);
+      awards.delete(a.id);
+    }));
+    await checkHeads();
+    await checkAll();
+    // A word over 200 characters has no heads but a marker: the campaign's awards take 0051's path until it goes.
+    await addAward({ title: `${"x".repeat(300)}award 12`, description: "", character_name: "" });
+    await checkHeads();
+    await checkAll();
+    const long = [...awards.values()].find((a) => a.title.startsWith("xxx"))!;
+    await store.recaps.deleteAward(long.id);
+    awards.delete(long.id);
+    await checkHeads();
+    await checkAll();
+  });
+
+  test("a first page among 111 or 1,111 matches of 3,000 cards reads 20 cards by campaign; by session, the matches", async () => {
     const big = campaignRecord(owner, { title: "Big recaps" });
     await store.campaigns.insert(big);
     const session = sessionRecord(big.id);
@@ -153,26 +206,33 @@ await forEachBackend("recap card search from trigrams", (backend) => {
       [big.id, session.id, at()],
     );
     await db.query(`analyze`);
-    // The table's rows read in this transaction, before and after (the page and its count each read the matches).
-    const read = async (table: string, list: (tx: SqlExecutor) => Promise<{ total: number; first: string | null }>) =>
+    // A table's rows read in this transaction, before and after.
+    const read = async <T,>(tables: string[], list: (tx: SqlExecutor) => Promise<T>) =>
       db.transaction(async (tx: SqlExecutor) => {
         const rows = async () =>
-          Number((await tx.query(`select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)::int as n from pg_stat_xact_user_tables where relname = $1`, [table]))[0]!.n);
+          Promise.all(tables.map(async (table) =>
+            Number((await tx.query(`select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)::int as n from pg_stat_xact_user_tables where relname = $1`, [table]))[0]!.n)));
         const before = await rows();
         const listing = await list(tx);
-        return { ...listing, read: (await rows()) - before };
+        const after = await rows();
+        return { listing, read: after.map((n, k) => n - before[k]!) };
       });
-    const awardsRead = await read("hero_awards", async (tx) => {
-      const listing = await sqlRecordStore(tx as SqlDatabase).recaps.listAwards({ campaignId: big.id, search: "award 12" }, { page: 1, size: 20 });
-      return { total: listing.total, first: listing.rows[0]?.title ?? null };
-    });
-    const quotesRead = await read("recap_entries", async (tx) => {
-      const listing = await sqlRecordStore(tx as SqlDatabase).recaps.listEntries("quote", { campaignId: big.id, search: "quote 12" }, { page: 1, size: 20 });
-      return { total: listing.total, first: listing.rows[0]?.text ?? null };
-    });
-    expect([awardsRead.total, awardsRead.first, quotesRead.total, quotesRead.first]).toEqual([111, "Award 12", 111, "Quote 12"]);
-    // The matches (twice: the page and its count), not the 3,000+ cards each statement read without the index.
-    expect(awardsRead.read).toBeLessThanOrEqual(3 * 111);
-    expect(quotesRead.read).toBeLessThanOrEqual(3 * 111);
+    const recaps = (tx: SqlExecutor) => sqlRecordStore(tx as SqlDatabase).recaps;
+    const first = (listing: { total: number; rows: Array<{ id: string }> }) => [listing.total, listing.rows.length, listing.rows[0]?.id];
+    // By campaign (0053): 20 cards read by key and about 20 heads, whether 111 or 1,111 match.
+    for (const [query, total, firstId] of [["award 12", 111, "big12"], ["award 1", 1111, "big1"]] as const) {
+      const awards = await read(["hero_awards", "recap_search_heads"], (tx) => recaps(tx).listAwards({ campaignId: big.id, search: query }, { page: 1, size: 20 }));
+      expect([query, ...first(awards.listing)]).toEqual([query, total, 20, firstId]);
+      expect([query, awards.read[0]]).toEqual([query, 20]);
+      expect(awards.read[1]).toBeLessThanOrEqual(25);
+      const quotes = await read(["recap_entries", "recap_search_heads"], (tx) => recaps(tx).listEntries("quote", { campaignId: big.id, search: query.replace("award", "quote") }, { page: 1, size: 20 }));
+      expect([query, ...first(quotes.listing)]).toEqual([query, total, 20, firstId.replace("big", "bigq")]);
+      expect([query, quotes.read[0]]).toEqual([query, 20]);
+      expect(quotes.read[1]).toBeLessThanOrEqual(25);
+    }
+    // By session (0051): the matches (twice: the page and its count), not the 3,000+ cards without the index.
+    const bySession = await read(["hero_awards"], (tx) => recaps(tx).listAwards({ sessionId: session.id, search: "award 12" }, { page: 1, size: 20 }));
+    expect(first(bySession.listing)).toEqual([111, 20, "big12"]);
+    expect(bySession.read[0]).toBeLessThanOrEqual(3 * 111);
   });
 });
