@@ -3,6 +3,9 @@
 // the trigram index (a row read per match) and a walk of the quest log to the page's last match.
 // Every page and total here is compared with the matches worked out in the test from the quests'
 // own texts, after inserts, renames, deletes, status and category changes.
+// Migration 0050: a query whose rest after its first word is at most 3 characters takes its page from
+// quest_search_heads (the quests in log order per word and head) and, for one word, its total from
+// quest_search_head_counts; the tests below also check both tables against the texts.
 import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
@@ -41,6 +44,8 @@ const QUERIES = [
   "quest 12", "Quest 12", "QUEST 1", "uest 12", "est 12 ", "sidequest 12", "quest", "ques", "12", "12b", "quest 12 and quest 125",
   "dragon", "DRAGON", "ragon's", "dragon of the north", "the longest phrase of all of this log, on", "Sidequest 12 done; the longest phrase of ", "Sidequest 12 done; the longest phrase of a", "Sidequest 12 done; the longest phrase of all of this log",
   "'s lair", "éclair", "ÉCLAIR DU", "100%", "100% done", "1000", "%", "_", "quest_12", "xxxdragonb", "dragonbone now", "quest  12", "quest-1", "zzz", "q",
+  // Rests of 0 to 3 characters (0050's heads), one vocabulary word or several.
+  "quest 1", "quest ", "QUEST 12", "sidequest 1", "sidequest", "dragon ", "dragon'", "12 (", "quest-", "12b ", "quest 12 ", "bulk", "wyrm 1",
 ];
 
 const textOf = (q: Quest) =>
@@ -113,11 +118,34 @@ await forEachBackend("quest search from word starts", (backend) => {
     }
   };
 
+  /** 0050's heads and counters equal those rebuilt from the quests' texts (every campaign). */
+  const checkHeads = async () => {
+    const rebuilt = `select q.campaign_id, w.word, w.head, q.order_index, q.created_at, q.id as quest_id from quests q, quest_search_heads_of(q.search_text) w`;
+    const kept = `select campaign_id, word, head, order_index, created_at, quest_id from quest_search_heads`;
+    const missing = await db.query(`${rebuilt} except ${kept}`);
+    const stale = await db.query(`${kept} except ${rebuilt}`);
+    // Counted from the texts independently of the heads: the quests with a word whose tail starts with the head.
+    // A key's slots summing to 0 are a key no quest holds (left by deletes on two connections at once).
+    const counts = await db.query(
+      `(select campaign_id, word, head, count(*)::int as n from (select distinct q.campaign_id, e.word, left(e.tail, j) as head, q.id
+          from quests q, quest_search_entries_of(q.search_text) e, generate_series(0, 3) j where e.word <> '') x group by 1, 2, 3
+        except select campaign_id, word, head, sum(n)::int from quest_search_head_counts group by 1, 2, 3)
+       union all
+       (select campaign_id, word, head, sum(n)::int from quest_search_head_counts group by 1, 2, 3 having sum(n) <> 0
+        except select campaign_id, word, head, count(*)::int from (select distinct q.campaign_id, e.word, left(e.tail, j) as head, q.id
+          from quests q, quest_search_entries_of(q.search_text) e, generate_series(0, 3) j where e.word <> '') x group by 1, 2, 3)`,
+    );
+    const zero = await db.query(`select * from quest_search_head_counts where n = 0`);
+    expect([missing.length, stale.length, counts, zero.length]).toEqual([0, 0, [], 0]);
+    expect(Number((await db.query(`select count(*) as n from quest_search_head_counts`))[0]!.n)).toBeGreaterThan(50);
+  };
+
   test("the edges: phrases across words, inside words, case, punctuation, wildcards, a word over 200 characters", async () => {
     expect(expected("quest 12").length).toBe(7);
     expect(expected("xxxdragonb").length).toBe(1);
     expect(expected("%").length).toBe(1);
     await checkAll();
+    await checkHeads();
   });
 
   test("after inserts (one and several in a statement), renames, deletes and moves in the log", async () => {
@@ -152,7 +180,12 @@ await forEachBackend("quest search from word starts", (backend) => {
     const moved = byName("quest 1200 1");
     await db.query(`update quests set order_index = -5 where id = $1`, [moved.id]);
     kept.set(moved.id, { ...moved, order_index: -5 });
+    // A move to another campaign: its heads and counts go with it.
+    const away = byName("Quest 12 again 2");
+    await db.query(`update quests set campaign_id = $2 where id = $1`, [away.id, other]);
+    kept.delete(away.id);
     await checkAll();
+    await checkHeads();
   });
 
   test("status and category changes, and a search with a status or a category", async () => {
@@ -167,6 +200,25 @@ await forEachBackend("quest search from word starts", (backend) => {
     await checkAll({ status: "done" });
     await checkAll({ quest_category: "side" });
     await checkAll({ status: "planned", quest_category: "main" });
+    await checkHeads();
+  });
+
+  test("concurrent inserts (8 at a time, as an import) and deletes keep the counters exact", async () => {
+    const names = Array.from({ length: 48 }, (_, i) => (i % 3 ? `Quest 12${i} of the dragon` : `Sidequest ${i} for the dragon`));
+    const made: Quest[] = [];
+    for (let i = 0; i < names.length; i += 8) {
+      const batch = names.slice(i, i + 8).map((quest_name) => questOf(campaign, { quest_name }));
+      await Promise.all(batch.map((q) => store.quests.insert(q)));
+      for (const q of batch) kept.set(q.id, q), made.push(q);
+    }
+    await checkAll();
+    await checkHeads();
+    await Promise.all(made.filter((_, i) => i % 2).map(async (q) => {
+      await store.quests.delete(q.id);
+      kept.delete(q.id);
+    }));
+    await checkAll();
+    await checkHeads();
   });
 
   test("the entries follow the texts: rebuilt from the quests, the same rows", async () => {
@@ -182,7 +234,7 @@ await forEachBackend("quest search from word starts", (backend) => {
     expect(Number((await db.query(`select count(*) as n from quest_search_entries`))[0]!.n)).toBeGreaterThan(100);
   });
 
-  test("a first page among 1,111 matches reads 20 quests' rows, not every match's", async () => {
+  test("a page among 1,111 matches reads its quests' rows and heads, not every match's", async () => {
     const big = campaignRecord((await db.query(`select owner_id from campaigns where id = $1`, [campaign]))[0]!.owner_id as string, { title: "Big log" });
     await store.campaigns.insert(big);
     await db.query(
@@ -192,14 +244,21 @@ await forEachBackend("quest search from word starts", (backend) => {
     );
     await db.query(`analyze`);
     // The table's rows read in this transaction, before and after (the counters also hold earlier, unflushed statements').
-    const fetched = await db.transaction(async (tx: SqlExecutor) => {
+    const [fetched, entries] = await db.transaction(async (tx: SqlExecutor) => {
       const read = async () =>
         Number((await tx.query(`select coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)::int as n from pg_stat_xact_user_tables where relname = 'quests'`))[0]!.n);
-      const before = await read();
+      // Rows of the word starts (0046) and the heads (0050) read: not yet vacuumed, an index-only scan reads
+      // each entry's row too (0046 alone read every match's).
+      const scanned = async () =>
+        Number((await tx.query(`select coalesce(sum(coalesce(idx_tup_fetch, 0)), 0)::int as n from pg_stat_xact_user_tables where relname in ('quest_search_entries', 'quest_search_heads')`))[0]!.n);
+      const before = [await read(), await scanned()];
       const listing = await sqlRecordStore(tx as SqlDatabase).quests.list(big.id, { search: "quest 1" }, { page: 1, size: 20 });
       expect([listing.total, listing.rows[0]!.quest_name, listing.rows[19]!.quest_name]).toEqual([1111, "Quest 1", "Quest 108"]);
-      return (await read()) - before;
+      const third = await sqlRecordStore(tx as SqlDatabase).quests.list(big.id, { search: "quest 12" }, { page: 3, size: 20 });
+      expect([third.total, third.rows[0]!.quest_name, third.rows[19]!.quest_name]).toEqual([111, "Quest 1229", "Quest 1248"]);
+      return [(await read()) - before[0]!, (await scanned()) - before[1]!];
     });
-    expect(fetched).toBeLessThanOrEqual(20);
+    expect(fetched).toBeLessThanOrEqual(40);
+    expect(entries).toBeLessThanOrEqual(100);
   });
 });
