@@ -93,6 +93,10 @@ const RARE = "quillbrook";
 const RARE_SESSIONS = 10;
 // A quest search whose matches grow with the campaign: the quests whose number starts with 12 (111 at 10k, 1,111 at 100k).
 const QUEST_SEARCH = "quest 12";
+// The same for moments ("Moment N", newest first), hero awards ("Award N") and quotes ("Quote N").
+const MOMENT_SEARCH = "moment 12";
+const AWARD_SEARCH = "award 12";
+const QUOTE_SEARCH = "quote 12";
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 
@@ -179,11 +183,26 @@ async function seedDirect(query: Query, campaignId: string, userId: string, data
   await series(`insert into sessions (id, campaign_id, type, title, session_date, created_at, public)
     select 'session' || ${id}, $1, case when g <= ${RARE_SESSIONS} then 'chatVoice' else 'rawNotes' end, 'Session ' || g, ${at}, ${at}, g <= ${RARE_SESSIONS}
     from generate_series($2::int, $3::int) g where $4::text is not null`);
+  await seedRecaps(query, campaignId, n);
+  step("hero awards and quotes");
   await series(`insert into journal_entries (id, campaign_id, title, content, is_public, author_id, created_at)
     select 'journal' || ${id}, $1, 'Entry ' || g, 'Entry text ' || g, g % 10 <> 0, $4, ${at} from generate_series($2::int, $3::int) g`);
   // Bulk loading leaves GIN pending lists that autovacuum would soon merge; merge them now.
   await query("vacuum analyze");
   step("vacuum analyze");
+}
+
+/** Hero awards ("Award N") and quotes ("Quote N"), n of each, one of each on the n-th oldest session (the
+ * sessions must be there); a database kept before these were seeded gets them when reused (BENCH_REUSE_URL). */
+async function seedRecaps(query: Query, campaignId: string, n: number) {
+  for (let from = 1; from <= n; from += 20_000) {
+    const params = [campaignId, from, Math.min(n, from + 19_999)];
+    const sessions = `(select id, created_at, row_number() over (order by created_at, id) as g from sessions where campaign_id = $1) s`;
+    await query(`insert into hero_awards (id, campaign_id, session_id, title, description, character_name, order_index, created_at)
+      select 'award' || s.id, $1, s.id, 'Award ' || s.g, 'Bench award', 'Bench hero', s.g, s.created_at from ${sessions} where s.g between $2 and $3`, params);
+    await query(`insert into recap_entries (id, campaign_id, session_id, entry_type, text, speaker, character_name, order_index, created_at)
+      select 'quote' || s.id, $1, s.id, 'quote', 'Quote ' || s.g, 'Bench speaker', 'Bench hero', s.g, s.created_at from ${sessions} where s.g between $2 and $3`, params);
+  }
 }
 
 /** The black-box seed: every character and location created with POST, eight at a time, as an import would. */
@@ -256,6 +275,19 @@ async function main() {
   if (reusedUrl) assertLocalPostgres("BENCH_REUSE_URL", reusedUrl);
   let owner: { userId: string; campaignId: string } | null = null;
   if (reusedUrl) owner = await benchOwner(openPostgres(reusedUrl, { maxConnections: 1 }), "BENCH_REUSE_URL");
+  if (reusedUrl && owner && COUNTS.others) {
+    // A seed kept before hero awards and quotes were seeded: add them (the same rows a new seed has).
+    const db = openPostgres(reusedUrl, { maxConnections: 1 });
+    const [row] = await db.query(`select exists (select 1 from hero_awards where campaign_id = $1) as has`, [owner.campaignId]);
+    if (!row?.has) {
+      const topUp = performance.now();
+      await seedRecaps((sql, params) => db.query(sql, params), owner.campaignId, COUNTS.others);
+      await db.query("vacuum analyze hero_awards");
+      await db.query("vacuum analyze recap_entries");
+      console.log(`added ${COUNTS.others} hero awards and quotes to the reused database in ${((performance.now() - topUp) / 1000).toFixed(1)} s`);
+    }
+    await db.close();
+  }
   if (reusedDir) owner = await benchOwner(await openPglite(join(reusedDir, "pglite")), "BENCH_REUSE_DIR");
 
   if (BACKEND === "postgres") databaseUrl = reusedUrl ?? (await createScratchDatabase(ADMIN_URL, "cms_bench_search", Boolean(process.env.BENCH_KEEP_DB))).url;
@@ -319,6 +351,13 @@ async function main() {
   // Independent of the service: the PCs with a word of their search text starting with the prefix.
   const pcsByPrefix = data.characters.filter((x) => x.type === "PC" && x.search_text.toLowerCase().split(/[^a-z0-9]+/).some((w) => w.startsWith(prefix.toLowerCase()))).length;
   const questMatches = Array.from({ length: n }, (_, i) => String(i + 1)).filter((g) => g.startsWith(QUEST_SEARCH.slice("quest ".length))).length;
+  // Independent of the service: the numbers 1..n starting with "12" (the searches' matches), and the
+  // newest of them (moments list newest first; awards and quotes by order_index, so "… 12" first).
+  const startsWith12 = Array.from({ length: n }, (_, i) => i + 1).filter((g) => String(g).startsWith("12"));
+  const newest12 = startsWith12.at(-1);
+  // A PGlite folder kept before hero awards and quotes were seeded has none: their scenarios are left out.
+  const recapsSeeded = n > 0 && (await get(`/v1/hero-awards?${c}`)).total === n;
+  if (n > 0 && !recapsSeeded) console.log("no hero awards and quotes in this database: their search scenarios are left out");
   const names = (body: any): string[] => body.data.map((r: any) => r.character_name ?? r.name);
   const firstPage = (total: number): Check => (body) => body.total === total && body.data.length === Math.min(20, total);
   const finds = (wanted: string): Check => (body) => names(body).includes(wanted);
@@ -336,6 +375,12 @@ async function main() {
           ["quests", `/v1/quests?${c}`],
           ["sessions", `/v1/sessions?${c}`],
         ] as const).map(([kind, path]) => ({ group: "list" as const, label: `list ${kind}, first page`, path, check: firstPage(n) }))
+      : []),
+    ...(recapsSeeded
+      ? [
+          { group: "list" as const, label: "list hero awards, first page", path: `/v1/hero-awards?${c}`, check: firstPage(n) },
+          { group: "list" as const, label: "list quotes, first page", path: `/v1/quotes?${c}`, check: firstPage(n) },
+        ]
       : []),
     // Nine entries in ten are public; the bench user wrote them all, so sees them all.
     ...(n ? [{ group: "list" as const, label: "list journals, first page", path: `/v1/journals?${c}`, check: firstPage(n) }] : []),
@@ -356,6 +401,13 @@ async function main() {
     // A filter with a search: the total counts the matches (not the campaign's counters).
     { group: "search", label: "list characters, PCs by prefix", path: `/v1/characters?${c}&character_type=PC&search=${encodeURIComponent(prefix)}`, check: (b) => b.total === pcsByPrefix && b.data.length === Math.min(20, pcsByPrefix) && b.data.every((r: any) => r.type === "PC") },
     ...(n ? [{ group: "search" as const, label: "list quests, search", path: `/v1/quests?${c}&search=${encodeURIComponent(QUEST_SEARCH)}`, check: (b: any) => b.total === questMatches && b.data.length === Math.min(20, questMatches) && b.data[0]?.quest_name === "Quest 12" }] : []),
+    ...(n ? [{ group: "search" as const, label: "list moments, search", path: `/v1/moments?${c}&search=${encodeURIComponent(MOMENT_SEARCH)}`, check: (b: any) => b.total === startsWith12.length && b.data.length === Math.min(20, startsWith12.length) && b.data[0]?.label === `Moment ${newest12}` }] : []),
+    ...(recapsSeeded
+      ? [
+          { group: "search" as const, label: "list hero awards, search", path: `/v1/hero-awards?${c}&search=${encodeURIComponent(AWARD_SEARCH)}`, check: (b: any) => b.total === startsWith12.length && b.data.length === Math.min(20, startsWith12.length) && b.data[0]?.title === "Award 12" },
+          { group: "search" as const, label: "list quotes, search", path: `/v1/quotes?${c}&search=${encodeURIComponent(QUOTE_SEARCH)}`, check: (b: any) => b.total === startsWith12.length && b.data.length === Math.min(20, startsWith12.length) && b.data[0]?.text === "Quote 12" },
+        ]
+      : []),
     { group: "search", label: "list characters, exact name", path: `/v1/characters?${c}&search=${encodeURIComponent(target.character_name)}`, check: (b) => names(b)[0] === target.character_name },
     { group: "search", label: "list characters, prefix", path: `/v1/characters?${c}&search=${encodeURIComponent(prefix)}`, check: (b) => names(b).length > 0 && names(b).every((x) => x.toLowerCase().split(/\s+/).some((w) => w.startsWith(prefix.toLowerCase()))) },
     { group: "search", label: "list characters, substring", path: `/v1/characters?${c}&search=${encodeURIComponent(inside)}`, check: (b) => b.data.length > 0 && names(b).some((x) => x.toLowerCase().includes(inside)) },

@@ -50,6 +50,9 @@ const ENTRIES = table<RecapEntry>("recap_entries", {
   ...timestamps,
 }, { addressedAs: { quotes: "entry_type = 'quote'", spotlights: "entry_type = 'spotlight'" } });
 
+/** The expression of recap_entries_search_trgm (migration 0051), as the index has it. */
+const ENTRY_SEARCHED = `(coalesce(text, '') || ' ' || coalesce(title, '') || ' ' || coalesce(description, '') || ' ' || coalesce(character_name, '') || ' ' || coalesce(speaker, ''))`;
+
 const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where = new Where()) => {
   if (filters.campaignId) where.add(filters.campaignId, (p) => `campaign_id = ${p}`);
   if (filters.sessionId) where.add(filters.sessionId, (p) => `session_id = ${p}`);
@@ -82,7 +85,9 @@ export function recaps(db: SqlExecutor): RecapRepository {
     },
     async listAwards(filters, page) {
       const where = recapWhere(filters);
-      if (filters.search) where.add(likePattern(filters.search), (p) => `(title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
+      // The join is what the trigram index holds (migration 0051); the fields' own test keeps the answer exact.
+      if (filters.search)
+        where.add(likePattern(filters.search), (p) => `(title || ' ' || description || ' ' || character_name) ilike ${p} and (title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
       // The campaign's whole list counts from its counter (migration 0022); a session's or a search's counts its matches.
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
       const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined);
@@ -94,7 +99,8 @@ export function recaps(db: SqlExecutor): RecapRepository {
     getEntry: entries.get,
     async listEntries(type, filters, page) {
       const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
-      if (filters.search) where.add(likePattern(filters.search), (p) => `(text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
+      if (filters.search)
+        where.add(likePattern(filters.search), (p) => `${ENTRY_SEARCHED} ilike ${p} and (text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
       const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined);
       return { rows: rows.map(ENTRIES.toRecord), total };
