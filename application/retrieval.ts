@@ -25,7 +25,7 @@ export async function foldAskCounts(deps: Pick<Deps, "records">, threshold = FOL
   return folded;
 }
 
-/** Extra count rows a campaign may carry before a fold: ~10 record writes' worth; each read sums them. */
+/** Delta count rows (migration 0054) a campaign may carry before a fold: ~10 record writes' worth; each read sums them. */
 export const FOLD_THRESHOLD = 1000;
 
 /**

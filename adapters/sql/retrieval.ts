@@ -81,11 +81,10 @@ export async function indexTranscripts(db: SqlExecutor, sessionIds: readonly str
 }
 
 export function askIndex(db: SqlExecutor): AskIndexRepository {
-  // The fold's due check counts every row of ask_counts (a campaign's extra rows are not kept
-  // anywhere): at 100k per kind on PGlite 0.15 s warm, 0.6-1.4 s cold, every minute on its one
-  // connection, in front of every request. It is skipped while fewer rows were inserted since the
-  // last check than the least any campaign still needed to pass the threshold (pg_stat counters:
-  // they lag by up to seconds, so a fold may come a pass late, never with a wrong count).
+  // The fold's due check counts the deltas written since each campaign's last fold (migration 0054's
+  // partial index), not every row. It is skipped while fewer rows were inserted since the last check
+  // than the least any campaign still needed to pass the threshold (pg_stat counters: they lag by up
+  // to seconds, so a fold may come a pass late, never with a wrong count).
   let checked: { threshold: number; inserted: number; headroom: number } | undefined;
   return {
     indexTranscript: (sessionId) => indexTranscript(db, sessionId),
@@ -108,11 +107,10 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
       );
       const inserted = Number(stat!.inserted);
       if (stat!.tracked && checked?.threshold === threshold && inserted >= checked.inserted && inserted - checked.inserted < checked.headroom) return [];
-      // Read along ask_counts_lookup (campaign_id, term): one pass over the table, no sort.
       const [row] = await db.query(
-        `with split as (select campaign_id, count(*) - count(distinct term) as extra from ask_counts group by campaign_id)
-         select array(select campaign_id from split where extra > $1 order by extra desc, campaign_id limit $2) as due,
-                coalesce((select max(extra) from split where extra <= $1), 0) as highest`,
+        `with pending as (select campaign_id, count(*) as deltas from ask_counts where not folded group by campaign_id)
+         select array(select campaign_id from pending where deltas > $1 order by deltas desc, campaign_id limit $2) as due,
+                coalesce((select max(deltas) from pending where deltas <= $1), 0) as highest`,
         [threshold, limit],
       );
       const folded = (row!.due as string[]).map(str);
