@@ -28,42 +28,8 @@ create table recap_search_words (
 );
 create index recap_search_words_trgm on recap_search_words using gin (word gin_trgm_ops) with (fastupdate = off);
 
--- How many cards hold each (word, head): the sum of its rows, one per writer slot (pg_backend_pid() % 8,
--- as 0050: "Award N" adds to ("award", '') on every insert, one row would queue a campaign's writers).
--- A slot may hold a negative n (a card counted on one connection, deleted on another); a slot at 0 is
--- deleted. Unlike 0050 the other slots are not folded in: at most 8 rows per key, the sum exact.
-create table recap_search_head_counts (
-  campaign_id text not null,
-  kind text collate "C" not null,
-  word text collate "C" not null,
-  head text collate "C" not null,
-  slot int not null,
-  n int not null,
-  primary key (campaign_id, kind, word, head, slot)
-);
-alter table recap_search_head_counts set (fillfactor = 70);
-
--- 0050's function is bound to quest_search_head_counts (no kind); this one adds per (campaign, kind).
-create function recap_search_head_counts_add(p_campaign text[], p_kind text[], p_word text[], p_head text[], p_delta int[]) returns void language plpgsql as $$
-declare
-  s int := pg_backend_pid() % 8;
-  z record;
-begin
-  for z in
-    insert into recap_search_head_counts as c (campaign_id, kind, word, head, slot, n)
-    select d.campaign_id, d.kind, d.word, d.head, s, sum(d.delta)::int
-    from unnest(p_campaign, p_kind, p_word, p_head, p_delta) d(campaign_id, kind, word, head, delta)
-    group by 1, 2, 3, 4 having sum(d.delta) <> 0 order by 1, 2, 3, 4
-    on conflict (campaign_id, kind, word, head, slot) do update set n = c.n + excluded.n
-    returning c.campaign_id, c.kind, c.word, c.head, c.n
-  loop
-    -- By primary key (a separate statement: the insert's own changes are not visible within it).
-    if z.n = 0 then
-      delete from recap_search_head_counts c
-      where c.campaign_id = z.campaign_id and c.kind = z.kind collate "C" and c.word = z.word collate "C" and c.head = z.head collate "C" and c.slot = s and c.n = 0;
-    end if;
-  end loop;
-end $$;
+-- How many cards of a kind hold each (word, head): 0052's slotted counters (search_head_counts, kinds
+-- 'award', 'quote', 'spotlight' beside its 'moment'), added to by 0052's search_head_counts_add.
 
 -- A card's (word, head) pairs over its fields, each once (0050's quest_search_heads_of per field), and
 -- the marker ('', '') when a field has a word over 200 characters (left out of the heads): a kind of a
@@ -86,6 +52,8 @@ declare
   news recap_search_card[];
   g_c text[]; g_k text[]; g_w text[]; g_h text[];
   a_c text[]; a_k text[]; a_w text[]; a_h text[];
+  d int[];
+  kk text;
 begin
   if TG_TABLE_NAME = 'hero_awards' then
     if TG_OP <> 'INSERT' then
@@ -130,11 +98,18 @@ begin
     )
     select array_agg(campaign_id), array_agg(kind), array_agg(word), array_agg(head) into a_c, a_k, a_w, a_h from added;
   end if;
+  -- The rows gone and added, netted per key by search_head_counts_add, once per kind (a statement on
+  -- recap_entries may hold quotes and spotlights).
   if g_w is not null or a_w is not null then
-    perform recap_search_head_counts_add(
-      coalesce(g_c, '{}') || coalesce(a_c, '{}'), coalesce(g_k, '{}') || coalesce(a_k, '{}'),
-      coalesce(g_w, '{}') || coalesce(a_w, '{}'), coalesce(g_h, '{}') || coalesce(a_h, '{}'),
-      array_fill(-1, array[coalesce(cardinality(g_w), 0)]) || array_fill(1, array[coalesce(cardinality(a_w), 0)]));
+    d := array_fill(-1, array[coalesce(cardinality(g_w), 0)]) || array_fill(1, array[coalesce(cardinality(a_w), 0)]);
+    g_c := coalesce(g_c, '{}') || coalesce(a_c, '{}');
+    g_k := coalesce(g_k, '{}') || coalesce(a_k, '{}');
+    g_w := coalesce(g_w, '{}') || coalesce(a_w, '{}');
+    g_h := coalesce(g_h, '{}') || coalesce(a_h, '{}');
+    for kk in select distinct x from unnest(g_k) x order by 1 loop
+      perform search_head_counts_add(kk, array_agg(u.uc), array_agg(u.uw), array_agg(u.uh), array_agg(u.ud))
+      from unnest(g_c, g_k, g_w, g_h, d) u(uc, uk, uw, uh, ud) where u.uk = kk;
+    end loop;
   end if;
   return null;
 end $$;
@@ -152,8 +127,8 @@ from hero_awards a, recap_search_heads_of(array[a.title, a.description, a.charac
 insert into recap_search_heads (campaign_id, kind, word, head, order_index, created_at, card_id)
 select e.campaign_id, e.entry_type, w.word, w.head, e.order_index, e.created_at, e.id
 from recap_entries e, recap_search_heads_of(array[e.text, e.title, e.description, e.character_name, e.speaker]) w;
-insert into recap_search_head_counts (campaign_id, kind, word, head, slot, n)
-select campaign_id, kind, word, head, 0, count(*)::int from recap_search_heads group by 1, 2, 3, 4;
+insert into search_head_counts (kind, campaign_id, word, head, slot, n)
+select kind, campaign_id, word, head, 0, count(*)::int from recap_search_heads group by 1, 2, 3, 4;
 insert into recap_search_words (campaign_id, kind, word)
 select distinct campaign_id, kind, word from recap_search_heads where word <> '';
 -- Built after the rows (compact, as 0050's).
@@ -186,8 +161,8 @@ begin
   if ws is null then
     n := 0;
   elsif cardinality(ws) = 1 then
-    select coalesce(sum(c.n), 0)::int into n from recap_search_head_counts c
-    where c.campaign_id = p_campaign and c.kind = p_kind collate "C" and c.word = ws[1] collate "C" and c.head = r collate "C";
+    select coalesce(sum(c.n), 0)::int into n from search_head_counts c
+    where c.kind = p_kind collate "C" and c.campaign_id = p_campaign and c.word = ws[1] collate "C" and c.head = r collate "C";
   else
     -- A card may hold several of the words: the distinct cards of their ranges (grows with the matches).
     select count(*)::int into n from (

@@ -159,7 +159,7 @@ await forEachBackend("recap card search from trigrams", (backend) => {
     const [counts] = await db.query(
       `select count(*)::int as wrong from
          (select campaign_id, kind, word, head, count(*)::int as n from recap_search_heads group by 1, 2, 3, 4) h
-         full join (select campaign_id, kind, word, head, sum(n)::int as n from recap_search_head_counts group by 1, 2, 3, 4 having sum(n) <> 0) c using (campaign_id, kind, word, head)
+         full join (select campaign_id, kind, word, head, sum(n)::int as n from search_head_counts where kind in ('award', 'quote', 'spotlight') group by 1, 2, 3, 4 having sum(n) <> 0) c using (campaign_id, kind, word, head)
        where h.n is distinct from c.n`,
     );
     expect(counts).toEqual({ wrong: 0 });
@@ -179,6 +179,16 @@ await forEachBackend("recap card search from trigrams", (backend) => {
     }));
     await checkHeads();
     await checkAll();
+    // One statement of quotes and spotlights (other campaign's: its counters per kind), then a change of kind.
+    await db.query(
+      `insert into recap_entries (id, campaign_id, session_id, entry_type, text, speaker, order_index, created_at)
+       select 'mixed' || g, $1, $2, case when g % 2 = 0 then 'quote' else 'spotlight' end, 'Quote 12 mixed', 'Award 12', g, $3::timestamptz from generate_series(1, 6) g`,
+      [otherSession.campaign_id, otherSession.id, at()],
+    );
+    await db.query(`update recap_entries set entry_type = 'quote' where id in ('mixed1', 'mixed3')`);
+    await checkHeads();
+    await db.query(`delete from recap_entries where id like 'mixed%'`);
+    await checkHeads();
     // A word over 200 characters has no heads but a marker: the campaign's awards take 0051's path until it goes.
     await addAward({ title: `${"x".repeat(300)}award 12`, description: "", character_name: "" });
     await checkHeads();
