@@ -125,10 +125,12 @@ await forEachBackend("filtered list pages from their own index", (backend) => {
     expectIndex(await planAtScale((s) => s.moments.list({ campaignId: campaign, kind: "keyMoment" }, page), "moments"), "moments", "moments_by_kind", "kind =");
   });
 
-  test("moments by a substring of the label (migration 0039): the matches from the label's trigram index", async () => {
-    const found = await store.moments.list({ campaignId: campaign, search: "ment 59" }, page);
+  // A campaign's search alone is served by the labels' word starts (0051/0052: moment-search.contract.test.ts);
+  // with another filter it is still the trigram index's.
+  test("moments by a substring of the label and a kind (migration 0039): the matches from the label's trigram index", async () => {
+    const found = await store.moments.list({ campaignId: campaign, search: "ment 59", kind: "legacy" }, page);
     expect([found.total, found.rows.map((m) => m.label)]).toEqual([11, ["Moment 599", "Moment 598", "Moment 597", "Moment 596", "Moment 595", "Moment 594", "Moment 593", "Moment 592", "Moment 591", "Moment 590", "Moment 59"]]);
-    const plan = await planAtScale((s) => s.moments.list({ campaignId: campaign, search: "ment 59" }, page), "moments");
+    const plan = await planAtScale((s) => s.moments.list({ campaignId: campaign, search: "ment 59", kind: "legacy" }, page), "moments");
     expect(reads(plan, "moments").map((node) => node["Node Type"])).not.toContain("Seq Scan");
     const trigram = planNodes(plan).filter((node) => node["Index Name"] === "moments_label_trgm");
     expect(trigram.length).toBeGreaterThan(0);
