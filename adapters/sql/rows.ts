@@ -1,4 +1,4 @@
-// Row helpers every SQL repository uses: value conversion, read locks, unique violations, paged queries.
+// Row helpers every SQL repository uses: value conversion, read locks, unique violations, paged queries, search pages.
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
 import type { Listing, ReadOptions } from "../../ports/records.ts";
 import type { Row, SqlExecutor } from "./database.ts";
@@ -56,6 +56,21 @@ export async function paged(db: SqlExecutor, select: string, from: string, order
     [...params, page.size, offsetOf(page)],
   );
   return { rows, total: await totalOf(db, rows, from, params, page, count) };
+}
+
+/**
+ * A page from a search function that returns (id, total) in order, or one row (null, total) for an empty
+ * page (quest_search_page, moment_search_page, recap_search_page): `call` is the function's call, `table`
+ * the records' table and `columns` its columns as alias `r`. Each record is read by key (`limit 1` keeps
+ * the planner from hashing the whole table); the total is the first row's.
+ */
+export async function searchedPage(db: SqlExecutor, call: string, table: string, columns: string, params: unknown[]): Promise<{ rows: Row[]; total: number }> {
+  const rows = await db.query(
+    `select ${columns}, f.total from ${call} with ordinality f
+     left join lateral (select * from ${table} where ${table}.id = f.id limit 1) r on true order by f.ordinality`,
+    params,
+  );
+  return { rows: rows.filter((row) => row.id != null), total: Number(rows[0]?.total ?? 0) };
 }
 
 export const num = (value: unknown) => Number(value);
