@@ -100,20 +100,29 @@ export async function searchedList(
   const plain = indexed && plainWords ? indexed : undefined;
   const counted = prefixes && plainWords && words.length === 1 && words[0]!.length <= COUNTED_PREFIX ? prefixes : undefined;
   const tsquery = prefixQuery(search);
+  const typed = search.trim().toLowerCase();
+  // One plain word: its substring step can ride on the prefix step's statement (see prefixOrContaining).
+  const oneWord = plain && words.length === 1 && typed === words[0] ? plain : undefined;
+  let substring: Listing<Row> | undefined;
   if (tsquery) {
     const known = plain
       ? { indexed: plain, words, gate: true }
       : prefixes?.type && plainWords
       ? { indexed: prefixes as IndexedLists, words: [prefixes.type.toLowerCase(), ...words], gate: false }
       : undefined;
-    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known);
-    const total = await pageTotal(rows, page, () =>
-      counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
-    if (total > 0) return { rows, total };
+    const step = oneWord
+      ? await prefixOrContaining(db, columns, alias, scope, tsquery, search.toLowerCase(), page, oneWord, words[0]!)
+      : { prefixKnown: true, rows: await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known) };
+    if (step.prefixKnown) {
+      const total = await pageTotal(step.rows, page, () =>
+        counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
+      if (total > 0) return { rows: step.rows, total };
+    } else {
+      substring = { rows: step.rows, total: await containingTotal(db, step.rows, oneWord!, words[0]!, page) };
+    }
   }
-  const typed = search.trim().toLowerCase();
-  const substring = plain && words.length === 1 && typed === words[0]
-    ? await wordsContaining(db, columns, alias, plain, words[0]!, page)
+  substring ??= oneWord
+    ? await wordsContaining(db, columns, alias, oneWord, words[0]!, page)
     : plain && words.length > 1 && typed === words.join(" ") && !(await wordsKnown(db, plain, words, true))
     ? { rows: [], total: 0 }
     : await rankedPage(db, columns, alias, `${alias}.id, ${alias}.created_at, 0 as rank`, from(`${text} ilike $${params.length + 1}`), ["rank"], [...params, likePattern(search)], page);
@@ -191,16 +200,62 @@ async function wordsKnown(db: SqlExecutor, indexed: IndexedLists, words: string[
  * per connection).
  */
 async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
-  const params = [indexed.campaignId, listsParam(indexed), word];
   const rows = await db.query(
     `select ${columns}, h.total_count
-     from search_words_containing($1, $2, $3, $4, $5) h
-     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id
-     order by h.created_at desc, h.record_id collate "C" desc`,
-    [...params, page.size, offsetOf(page)],
+     ${containingFrom(alias, "$1", "$2", "$3", "$4", "$5")}`,
+    [indexed.campaignId, listsParam(indexed), word, page.size, offsetOf(page)],
   );
-  // Past the last page there are no rows to carry the total: the first row of the first page carries it.
-  return { rows, total: await totalOf(db, rows, "", params, page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`) };
+  return { rows, total: await containingTotal(db, rows, indexed, word, page) };
+}
+
+/** The substring step's page of `search_words_containing`, newest first: its rows carry the total. */
+const containingFrom = (alias: keyof typeof SEARCHED, campaign: string, lists: string, word: string, size: string, offset: string, where = "") =>
+  `from search_words_containing(${campaign}, ${lists}, ${word}, ${size}, ${offset}) h
+   join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id ${where}
+   order by h.created_at desc, h.record_id collate "C" desc`;
+
+/** Past the last page there are no rows to carry the total: the first row of the first page carries it. */
+const containingTotal = (db: SqlExecutor, rows: Row[], indexed: IndexedLists, word: string, page: PageRequest) =>
+  totalOf(db, rows, "", [indexed.campaignId, listsParam(indexed), word], page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`);
+
+/**
+ * One plain word's prefix step, or its substring step, in one statement. The word's prefix tiers
+ * run where the lists' vocabulary has a word starting with it (search_words_known, migration 0035);
+ * where none does, the prefix step cannot match, and the substring step's page is read instead. That
+ * saved a round trip: the substring search cost two statements, the first of them empty, and each
+ * statement about 0.1-0.2 ms of the service's CPU (issue 15: the substring scenario's p99 was over
+ * 25 ms at both sizes, its CPU a request the highest of the list searches). `prefixKnown` says which
+ * step the rows are from; without a page's row the statement still returns one row, which says it.
+ */
+async function prefixOrContaining(
+  db: SqlExecutor,
+  columns: string,
+  alias: keyof typeof SEARCHED,
+  scope: unknown[],
+  tsquery: string,
+  lowered: string,
+  page: PageRequest,
+  indexed: IndexedLists,
+  word: string,
+): Promise<{ prefixKnown: boolean; rows: Row[] }> {
+  const { tiers } = SEARCHED[alias];
+  const n = scope.length;
+  const tierArgs = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', $${n + 1})`, ...[2, 3, 4, 5, 6, 9, 10].map((i) => `$${n + i}`)];
+  const [campaign, lists, wordParam, size, offset] = [`$${n + 11}`, `$${n + 12}`, `$${n + 13}`, `$${n + 14}`, `$${n + 15}`] as const;
+  const rows = await db.query(
+    `with k as materialized (select search_words_known(${campaign}, ${lists}, $${n + 9}::text[], $${n + 10}::text[], false, null) as prefix_known)
+     select k.prefix_known, p.* from k left join lateral (
+       (select ${columns}, null::int as total_count, true as found from ${tiers}(${tierArgs.join(", ")}) ${alias}
+        where k.prefix_known limit $${n + 7} offset $${n + 8})
+       union all
+       (select ${columns}, h.total_count, true as found ${containingFrom(alias, campaign, lists, wordParam, size, offset, "where not k.prefix_known")})
+     ) p on true`,
+    [
+      ...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page),
+      [word], [prefixEnd(word)], indexed.campaignId, listsParam(indexed), word, page.size, offsetOf(page),
+    ],
+  );
+  return { prefixKnown: rows[0]!.prefix_known === true, rows: rows[0]!.found ? rows : [] };
 }
 
 /** How many of the vocabulary's words nearest to each query word the similar-names step takes. */
