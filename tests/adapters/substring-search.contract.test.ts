@@ -115,7 +115,7 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     expect(await drift(campaign)).toEqual([]);
   });
 
-  test("one word is one statement whichever step answers: prefix, substring (pages and past the end), then similar names", async () => {
+  test("plain words: the prefix step and the step after it in one statement (substring pages and past the end, similar names)", async () => {
     const campaign = await newCampaign("Steps");
     const names = ["Oravexa Lind", "Tavexa Morn", "Vexa Brook", "Quill Savexan"];
     for (const [i, name] of names.entries()) await store.characters.insert(character(campaign, name, [], 10 * (i + 1)));
@@ -140,6 +140,12 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     const similar = await search("savexam", 1, 10);
     expect(similar.names).toEqual(["Quill Savexan"]);
     expect(similar.total).toBe(1);
+    // Several words: "mornn" starts no word, so no prefix match, and the text cannot hold them in a
+    // row: similar names in the same statement.
+    expect(await search("tavexa mornn", 1, 10)).toEqual({ names: ["Tavexa Morn"], total: 1, statements: 1 });
+    expect(await search("tavexa mornn", 2, 10)).toEqual({ names: [], total: 1, statements: 3 });
+    // "exa" ends "Vexa" and "bro" starts "Brook": the text step (ilike) is the second statement.
+    expect(await search("exa bro", 1, 10)).toEqual({ names: ["Vexa Brook"], total: 1, statements: 2 });
   });
 
   test("many words' records interleaved in time: every page cut from the words' kept records and those read on", async () => {
