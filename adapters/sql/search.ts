@@ -175,10 +175,11 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
  * its counters (one per list and type, migration 0045), never the matches.
  */
 async function countPrefix(db: SqlExecutor, counted: PrefixCounted, word: string): Promise<number> {
+  // Two statements, with and without the type: `($4 is null or p.type = $4)` was planned anew on every call.
   const [row] = await db.query(
     `select coalesce(sum(p.n), 0)::int as n from search_prefix_counts p
-     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3 and ($4::text is null or p.type = $4)`,
-    [counted.campaignId, listsParam(counted), word, counted.type],
+     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3${counted.type === null ? "" : " and p.type = $4"}`,
+    counted.type === null ? [counted.campaignId, listsParam(counted), word] : [counted.campaignId, listsParam(counted), word, counted.type],
   );
   return Number(row!.n);
 }
