@@ -3,7 +3,7 @@ import type { Moment } from "../../domain/moments.ts";
 import { offsetOf } from "../../domain/pagination.ts";
 import type { MomentRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
-import { counted, countedBy, json, likePattern, paged, Where } from "./rows.ts";
+import { counted, countedBy, json, likePattern, paged, searchedPage, Where } from "./rows.ts";
 import { campaignRecord, crud, integerOrNull, jsonb, table, text, textList, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -26,13 +26,10 @@ export function moments(db: SqlExecutor): MomentRepository {
     async list(filters, page) {
       if (filters.search && filters.campaignId && !filters.sessionId && !filters.sessionIds?.length && !filters.categories?.length && !filters.kind && !filters.linkedTo?.length) {
         // A campaign's search alone: the page and its exact total from the labels' word starts
-        // (migration 0051), one row (null, total) for an empty page; each moment read by key.
-        const rows = await db.query(
-          `select ${MOMENTS.columns("m")}, f.total from moment_search_page($1, $2, $3, $4, $5) with ordinality f
-           left join lateral (select * from moments where moments.id = f.id limit 1) m on true order by f.ordinality`,
-          [filters.campaignId, filters.search, likePattern(filters.search), page.size, offsetOf(page)],
-        );
-        return { rows: rows.filter((row) => row.id != null).map(MOMENTS.toRecord), total: Number(rows[0]?.total ?? 0) };
+        // (migration 0051) and heads (0052).
+        const { rows, total } = await searchedPage(db, `moment_search_page($1, $2, $3, $4, $5)`, "moments", MOMENTS.columns("r"),
+          [filters.campaignId, filters.search, likePattern(filters.search), page.size, offsetOf(page)]);
+        return { rows: rows.map(MOMENTS.toRecord), total };
       }
       const where = new Where();
       if (filters.campaignId) where.add(filters.campaignId, (p) => `m.campaign_id = ${p}`);
@@ -49,7 +46,7 @@ export function moments(db: SqlExecutor): MomentRepository {
       const count = byCampaign && where.params.length === 1 ? counted("$1", "moments")
         : byCampaign && where.params.length === 2 && filters.kind ? countedBy("$1", "moments:kind:", "$2")
         : undefined;
-      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, count);
+      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, count, byCampaign && where.params.length === 1);
       return { rows: rows.map(MOMENTS.toRecord), total };
     },
   };

@@ -3,7 +3,7 @@ import type { Quest, QuestCategory, QuestStatus } from "../../domain/quests.ts";
 import type { QuestRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { offsetOf } from "../../domain/pagination.ts";
-import { counted, countedBy, likePattern, paged, Where } from "./rows.ts";
+import { counted, countedBy, likePattern, paged, searchedPage, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -40,14 +40,10 @@ export function quests(db: SqlExecutor): QuestRepository {
     ...crud(db, QUESTS),
     async list(campaignId, filters, page) {
       if (filters.search) {
-        // The page and its exact total from the word starts (migration 0046), one row (null, total) for an
-        // empty page; each quest read by key (`limit 1` keeps the planner from hashing the whole table).
-        const rows = await db.query(
-          `select ${QUESTS.columns("q")}, f.total from quest_search_page($1, $2, $3, $4, $5, $6, $7) with ordinality f
-           left join lateral (select * from quests where quests.id = f.id limit 1) q on true order by f.ordinality`,
-          [campaignId, filters.search, likePattern(filters.search), filters.status ?? null, filters.quest_category ?? null, page.size, offsetOf(page)],
-        );
-        return { rows: rows.filter((row) => row.id != null).map(QUESTS.toRecord), total: Number(rows[0]?.total ?? 0) };
+        // The page and its exact total from the word starts (migration 0046) and heads (0050).
+        const { rows, total } = await searchedPage(db, `quest_search_page($1, $2, $3, $4, $5, $6, $7)`, "quests", QUESTS.columns("r"),
+          [campaignId, filters.search, likePattern(filters.search), filters.status ?? null, filters.quest_category ?? null, page.size, offsetOf(page)]);
+        return { rows: rows.map(QUESTS.toRecord), total };
       }
       const where = new Where().add(campaignId, (p) => `campaign_id = ${p}`);
       if (filters.status) where.add(filters.status, (p) => `status = ${p}`);
@@ -57,7 +53,7 @@ export function quests(db: SqlExecutor): QuestRepository {
         : filters.status ? countedBy("$1", "quests:status:", "$2")
         : filters.quest_category ? countedBy("$1", "quests:category:", "$2")
         : counted("$1", "quests");
-      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count);
+      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count, !filters.status && !filters.quest_category);
       return { rows: rows.map(QUESTS.toRecord), total };
     },
     async nextOrderIndex(campaignId) {

@@ -3,7 +3,7 @@ import type { HeroAward, RecapEntry } from "../../domain/recaps.ts";
 import type { RecapRepository } from "../../ports/records.ts";
 import type { SqlExecutor } from "./database.ts";
 import { offsetOf, type PageRequest } from "../../domain/pagination.ts";
-import { counted, iso, likePattern, paged, str, Where } from "./rows.ts";
+import { counted, iso, likePattern, paged, searchedPage, str, Where } from "./rows.ts";
 import { campaignRecord, crud, integer, jsonb, oneOf, table, text, textOrNull, timestamps, timestamptz } from "./table.ts";
 import type { SqlRepositories } from "./records.ts";
 
@@ -61,18 +61,12 @@ const recapWhere = (filters: { campaignId?: string; sessionId?: string }, where 
 };
 
 /**
- * A search by campaign from the cards' heads (migration 0053): the page in list order and its exact total,
- * each card read by key (`limit 1` keeps the planner from hashing the whole table). Null when the heads
- * cannot answer (recap_search_page's total -1): the caller takes 0051's path.
+ * A search by campaign from the cards' heads (migration 0053): the page in list order and its exact total.
+ * Null when the heads cannot answer (recap_search_page's total -1): the caller takes 0051's path.
  */
-async function searchedPage(db: SqlExecutor, table: "hero_awards" | "recap_entries", columns: string, kind: string, campaignId: string, search: string, page: PageRequest) {
-  const rows = await db.query(
-    `select ${columns}, f.total from recap_search_page($1, $2, $3, $4, $5) with ordinality f
-     left join lateral (select * from ${table} where ${table}.id = f.id limit 1) c on true order by f.ordinality`,
-    [campaignId, kind, search, page.size, offsetOf(page)],
-  );
-  const total = Number(rows[0]?.total ?? 0);
-  return total < 0 ? null : { rows: rows.filter((row) => row.id != null), total };
+async function cardPage(db: SqlExecutor, table: "hero_awards" | "recap_entries", columns: string, kind: string, campaignId: string, search: string, page: PageRequest) {
+  const found = await searchedPage(db, `recap_search_page($1, $2, $3, $4, $5)`, table, columns, [campaignId, kind, search, page.size, offsetOf(page)]);
+  return found.total < 0 ? null : found;
 }
 
 export function recaps(db: SqlExecutor): RecapRepository {
@@ -101,7 +95,7 @@ export function recaps(db: SqlExecutor): RecapRepository {
     },
     async listAwards(filters, page) {
       if (filters.search && filters.campaignId && !filters.sessionId) {
-        const found = await searchedPage(db, "hero_awards", AWARDS.columns("c"), "award", filters.campaignId, filters.search, page);
+        const found = await cardPage(db, "hero_awards", AWARDS.columns("r"), "award", filters.campaignId, filters.search, page);
         if (found) return { rows: found.rows.map(AWARDS.toRecord), total: found.total };
       }
       const where = recapWhere(filters);
@@ -110,7 +104,7 @@ export function recaps(db: SqlExecutor): RecapRepository {
         where.add(likePattern(filters.search), (p) => `(title || ' ' || description || ' ' || character_name) ilike ${p} and (title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
       // The campaign's whole list counts from its counter (migration 0022); a session's or a search's counts its matches.
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
-      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined);
+      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined, plain);
       return { rows: rows.map(AWARDS.toRecord), total };
     },
     deleteAward: awards.delete,
@@ -119,14 +113,14 @@ export function recaps(db: SqlExecutor): RecapRepository {
     getEntry: entries.get,
     async listEntries(type, filters, page) {
       if (filters.search && filters.campaignId && !filters.sessionId) {
-        const found = await searchedPage(db, "recap_entries", ENTRIES.columns("c"), type, filters.campaignId, filters.search, page);
+        const found = await cardPage(db, "recap_entries", ENTRIES.columns("r"), type, filters.campaignId, filters.search, page);
         if (found) return { rows: found.rows.map(ENTRIES.toRecord), total: found.total };
       }
       const where = recapWhere(filters, new Where().add(type, (p) => `entry_type = ${p}`));
       if (filters.search)
         where.add(likePattern(filters.search), (p) => `${ENTRY_SEARCHED} ilike ${p} and (text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
-      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined);
+      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined, plain);
       return { rows: rows.map(ENTRIES.toRecord), total };
     },
     deleteEntry: entries.delete,

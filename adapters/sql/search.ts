@@ -100,26 +100,43 @@ export async function searchedList(
   const plain = indexed && plainWords ? indexed : undefined;
   const counted = prefixes && plainWords && words.length === 1 && words[0]!.length <= COUNTED_PREFIX ? prefixes : undefined;
   const tsquery = prefixQuery(search);
+  const typed = search.trim().toLowerCase();
+  // Plain words as typed: the step after the prefix step can ride on its statement (see firstSteps).
+  const asTyped = plain && typed === words.join(" ") ? plain : undefined;
+  let substring: Listing<Row> | undefined;
+  let similar: Listing<Row> | undefined;
+  // The first words end a word and the others start one (firstSteps asked): the text step is next.
+  let textStep = false;
   if (tsquery) {
     const known = plain
       ? { indexed: plain, words, gate: true }
       : prefixes?.type && plainWords
       ? { indexed: prefixes as IndexedLists, words: [prefixes.type.toLowerCase(), ...words], gate: false }
       : undefined;
-    const rows = await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known);
-    const total = await pageTotal(rows, page, () =>
-      counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
-    if (total > 0) return { rows, total };
+    const first = asTyped
+      ? await firstSteps(db, columns, alias, scope, tsquery, search.toLowerCase(), page, asTyped, words, search)
+      : { step: "prefix" as const, rows: await tieredPage(db, columns, alias, scope, tsquery, search.toLowerCase(), page, known) };
+    if (first.step === "prefix") {
+      const total = await pageTotal(first.rows, page, () =>
+        counted ? countPrefix(db, counted, words[0]!) : plain ? countWords(db, plain, words) : count(db, from(`${vector} @@ to_tsquery('simple', $${params.length + 1})`), [...params, tsquery]));
+      if (total > 0) return { rows: first.rows, total };
+    } else if (first.step === "containing") {
+      substring = { rows: first.rows, total: await containingTotal(db, first.rows, asTyped!, words[0]!, page) };
+    } else if (first.step === "similar") {
+      substring = { rows: [], total: 0 };
+      // An empty page past the end does not carry the total: the step is asked on its own then.
+      if (first.rows.length || page.page === 1) similar = { rows: first.rows, total: first.rows.length ? Number(first.rows[0]!.total_count) : 0 };
+    }
+    textStep = first.step === "substring";
   }
-  const typed = search.trim().toLowerCase();
-  const substring = plain && words.length === 1 && typed === words[0]
-    ? await wordsContaining(db, columns, alias, plain, words[0]!, page)
-    : plain && words.length > 1 && typed === words.join(" ") && !(await wordsKnown(db, plain, words, true))
+  substring ??= asTyped && words.length === 1
+    ? await wordsContaining(db, columns, alias, asTyped, words[0]!, page)
+    : asTyped && !textStep && !(await wordsKnown(db, asTyped, words, true))
     ? { rows: [], total: 0 }
     : await rankedPage(db, columns, alias, `${alias}.id, ${alias}.created_at, 0 as rank`, from(`${text} ilike $${params.length + 1}`), ["rank"], [...params, likePattern(search)], page);
   if (substring.total > 0) return substring;
   if (plain) {
-    const similar = await similarFromVocabulary(db, columns, alias, plain, words, search, page);
+    similar ??= await similarFromVocabulary(db, columns, alias, plain, words, search, page);
     if (similar.total > 0) return similar;
   }
   const q = params.length + 1;
@@ -158,10 +175,14 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
  * its counters (one per list and type, migration 0045), never the matches.
  */
 async function countPrefix(db: SqlExecutor, counted: PrefixCounted, word: string): Promise<number> {
+  // A statement per number of lists, with or without the type: `($4 is null or p.type = $4)` and an
+  // array of unknown length (`string_to_array`) made the kept plan look dear, and each call was planned anew.
+  const lists = counted.lists.map((_, i) => `$${i + 3}`).join(", ");
+  const type = counted.type === null ? "" : ` and p.type = $${counted.lists.length + 3}`;
   const [row] = await db.query(
     `select coalesce(sum(p.n), 0)::int as n from search_prefix_counts p
-     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3 and ($4::text is null or p.type = $4)`,
-    [counted.campaignId, listsParam(counted), word, counted.type],
+     where p.campaign_id = $1 and p.prefix = $2 and p.list = any (array[${lists}]::text[])${type}`,
+    [counted.campaignId, word, ...counted.lists, ...(counted.type === null ? [] : [counted.type])],
   );
   return Number(row!.n);
 }
@@ -191,16 +212,79 @@ async function wordsKnown(db: SqlExecutor, indexed: IndexedLists, words: string[
  * per connection).
  */
 async function wordsContaining(db: SqlExecutor, columns: string, alias: keyof typeof SEARCHED, indexed: IndexedLists, word: string, page: PageRequest): Promise<Listing<Row>> {
-  const params = [indexed.campaignId, listsParam(indexed), word];
   const rows = await db.query(
     `select ${columns}, h.total_count
-     from search_words_containing($1, $2, $3, $4, $5) h
-     join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id
-     order by h.created_at desc, h.record_id collate "C" desc`,
-    [...params, page.size, offsetOf(page)],
+     ${containingFrom(alias, "$1", "$2", "$3", "$4", "$5")}`,
+    [indexed.campaignId, listsParam(indexed), word, page.size, offsetOf(page)],
   );
-  // Past the last page there are no rows to carry the total: the first row of the first page carries it.
-  return { rows, total: await totalOf(db, rows, "", params, page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`) };
+  return { rows, total: await containingTotal(db, rows, indexed, word, page) };
+}
+
+/** The substring step's page of `search_words_containing`, newest first: its rows carry the total. */
+const containingFrom = (alias: keyof typeof SEARCHED, campaign: string, lists: string, word: string, size: string, offset: string, where = "") =>
+  `from search_words_containing(${campaign}, ${lists}, ${word}, ${size}, ${offset}) h
+   join ${SEARCHED[alias].table} ${alias} on ${alias}.id = h.record_id ${where}
+   order by h.created_at desc, h.record_id collate "C" desc`;
+
+/** Past the last page there are no rows to carry the total: the first row of the first page carries it. */
+const containingTotal = (db: SqlExecutor, rows: Row[], indexed: IndexedLists, word: string, page: PageRequest) =>
+  totalOf(db, rows, "", [indexed.campaignId, listsParam(indexed), word], page, `coalesce((select h.total_count from search_words_containing($1, $2, $3, 1, 0) h), 0)`);
+
+/**
+ * Plain words' prefix step, and the step after it, in one statement. The prefix tiers run where the
+ * lists' vocabulary has, for every word, a word starting with it (search_words_known, migration
+ * 0035); where it has not, the prefix step cannot match, and the statement reads the next step
+ * instead: for one word the substring step's page (`containing`); for several, where the first word
+ * also ends no word (so the text cannot hold them in a row), the similar names' page (`similar`),
+ * else nothing (`substring`: the caller's text step). Each step was a statement of its own, the
+ * first ones empty, and a statement cost about 0.1-0.2 ms of the service's CPU (issue 15: the
+ * substring and misspelled-name scenarios had the highest CPU a request of the list searches and a
+ * p99 over 25 ms). Without a page's row the statement still returns one row, which names the step.
+ */
+async function firstSteps(
+  db: SqlExecutor,
+  columns: string,
+  alias: keyof typeof SEARCHED,
+  scope: unknown[],
+  tsquery: string,
+  lowered: string,
+  page: PageRequest,
+  indexed: IndexedLists,
+  words: string[],
+  search: string,
+): Promise<{ step: "prefix" | "containing" | "similar" | "substring"; rows: Row[] }> {
+  const { tiers } = SEARCHED[alias];
+  const n = scope.length;
+  const p = (i: number) => `$${n + i}`;
+  const tierArgs = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', ${p(1)})`, ...[2, 3, 4, 5, 6, 9, 10].map(p)];
+  const [campaign, lists, size, offset] = [p(11), p(12), p(13), p(14)];
+  const oneWord = words.length === 1;
+  const next = oneWord
+    ? `select ${columns}, h.total_count, true as found ${containingFrom(alias, campaign, lists, `(${p(9)}::text[])[1]`, size, offset, "where not k.prefix_known")}`
+    : rankedSql(columns, alias, "t.record_id as id, t.created_at, t.score, t.similarity",
+        `from search_similar_names('${SEARCHED[alias].table}', ${campaign}, ${lists}, ${p(9)}::text[], ${p(15)}, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t
+         where not k.prefix_known and not k.suffix_known`,
+        SIMILAR_RANKS, size, offset, ", true as found");
+  const rows = await db.query(
+    `with k as materialized (
+       select w.prefix_known,
+         ${oneWord ? "null::boolean" : `case when not w.prefix_known then search_words_known(${campaign}, ${lists}, ${p(9)}::text[], ${p(10)}::text[], true, ${p(16)}) end`} as suffix_known
+       from (select search_words_known(${campaign}, ${lists}, ${p(9)}::text[], ${p(10)}::text[], false, null) as prefix_known offset 0) w)
+     select k.prefix_known, k.suffix_known, p.* from k left join lateral (
+       (select ${columns}, null::int as total_count, true as found from ${tiers}(${tierArgs.join(", ")}) ${alias}
+        where k.prefix_known limit ${p(7)} offset ${p(8)})
+       union all
+       (${next})
+     ) p on true`,
+    [
+      ...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page),
+      words, words.map(prefixEnd), indexed.campaignId, listsParam(indexed), page.size, offsetOf(page),
+      ...(oneWord ? [] : [search, reversedPrefixEnd(words[0]!)]),
+    ],
+  );
+  const { prefix_known: prefixKnown, suffix_known: suffixKnown, found } = rows[0]!;
+  const step = prefixKnown === true ? "prefix" : oneWord ? "containing" : suffixKnown === true ? "substring" : "similar";
+  return { step, rows: found ? rows : [] };
 }
 
 /** How many of the vocabulary's words nearest to each query word the similar-names step takes. */
@@ -229,10 +313,12 @@ async function similarFromVocabulary(
 ): Promise<Listing<Row>> {
   const params = [SEARCHED[alias].table, indexed.campaignId, listsParam(indexed), words, search];
   const from = `from search_similar_names($1, $2, $3, $4::text[], $5, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t`;
-  // Ranked by the score, then word similarity: word similarity alone put "Vexlia Radra" (0.611)
-  // before "Vexqualia Radra" (0.600) for "Vexqaulia Radra".
-  return rankedPage(db, columns, alias, "t.record_id as id, t.created_at, t.score, t.similarity", from, ["score", "similarity"], params, page);
+  return rankedPage(db, columns, alias, "t.record_id as id, t.created_at, t.score, t.similarity", from, SIMILAR_RANKS, params, page);
 }
+
+// Ranked by the score, then word similarity: word similarity alone put "Vexlia Radra" (0.611)
+// before "Vexqualia Radra" (0.600) for "Vexqaulia Radra".
+const SIMILAR_RANKS = ["score", "similarity"];
 
 /**
  * A page of full-text prefix matches in tiers (see searchedList). The tiers split the matches
@@ -290,17 +376,19 @@ async function rankedPage(
   params: unknown[],
   page: PageRequest,
 ): Promise<Listing<Row>> {
+  const rows = await db.query(rankedSql(columns, alias, narrow, from, ranks, `$${params.length + 1}`, `$${params.length + 2}`), [...params, page.size, offsetOf(page)]);
+  return { rows, total: await totalOf(db, rows, from, params, page) };
+}
+
+/** rankedPage's statement: `limit` and `offset` are its parameters, `extra` more output columns. */
+function rankedSql(columns: string, alias: keyof typeof SEARCHED, narrow: string, from: string, ranks: string[], limit: string, offset: string, extra = ""): string {
   // Bare names in the inner ORDER BY are the narrow select's output columns.
   const order = (prefix: string) => [...ranks, "created_at", "id"].map((key) => `${prefix}${key} desc`).join(", ");
-  const rows = await db.query(
-    `select ${columns}, p.total_count
+  return `select ${columns}, p.total_count${extra}
      from (select ${narrow}, count(*) over ()::int as total_count ${from}
-           order by ${order("")} limit $${params.length + 1} offset $${params.length + 2}) p
+           order by ${order("")} limit ${limit} offset ${offset}) p
      join ${SEARCHED[alias].table} ${alias} on ${alias}.id = p.id
-     order by ${order("p.")}`,
-    [...params, page.size, offsetOf(page)],
-  );
-  return { rows, total: await totalOf(db, rows, from, params, page) };
+     order by ${order("p.")}`;
 }
 
 /** How many matches per type the cross-type search ranks at most (besides title matches, as many again). */

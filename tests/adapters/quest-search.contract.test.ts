@@ -5,7 +5,8 @@
 // own texts, after inserts, renames, deletes, status and category changes.
 // Migration 0050: a query whose rest after its first word is at most 3 characters takes its page from
 // quest_search_heads (the quests in log order per word and head) and, for one word, its total from
-// quest_search_head_counts; the tests below also check both tables against the texts.
+// quest_search_head_counts (since 0055 search_head_counts, kind 'quest'); the tests below also check
+// both tables against the texts.
 import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
@@ -129,15 +130,15 @@ await forEachBackend("quest search from word starts", (backend) => {
     const counts = await db.query(
       `(select campaign_id, word, head, count(*)::int as n from (select distinct q.campaign_id, e.word, left(e.tail, j) as head, q.id
           from quests q, quest_search_entries_of(q.search_text) e, generate_series(0, 3) j where e.word <> '') x group by 1, 2, 3
-        except select campaign_id, word, head, sum(n)::int from quest_search_head_counts group by 1, 2, 3)
+        except select campaign_id, word, head, sum(n)::int from search_head_counts where kind = 'quest' group by 1, 2, 3)
        union all
-       (select campaign_id, word, head, sum(n)::int from quest_search_head_counts group by 1, 2, 3 having sum(n) <> 0
+       (select campaign_id, word, head, sum(n)::int from search_head_counts where kind = 'quest' group by 1, 2, 3 having sum(n) <> 0
         except select campaign_id, word, head, count(*)::int from (select distinct q.campaign_id, e.word, left(e.tail, j) as head, q.id
           from quests q, quest_search_entries_of(q.search_text) e, generate_series(0, 3) j where e.word <> '') x group by 1, 2, 3)`,
     );
-    const zero = await db.query(`select * from quest_search_head_counts where n = 0`);
+    const zero = await db.query(`select * from search_head_counts where kind = 'quest' and n = 0`);
     expect([missing.length, stale.length, counts, zero.length]).toEqual([0, 0, [], 0]);
-    expect(Number((await db.query(`select count(*) as n from quest_search_head_counts`))[0]!.n)).toBeGreaterThan(50);
+    expect(Number((await db.query(`select count(*) as n from search_head_counts where kind = 'quest'`))[0]!.n)).toBeGreaterThan(50);
   };
 
   test("the edges: phrases across words, inside words, case, punctuation, wildcards, a word over 200 characters", async () => {

@@ -115,6 +115,39 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     expect(await drift(campaign)).toEqual([]);
   });
 
+  test("plain words: the prefix step and the step after it in one statement (substring pages and past the end, similar names)", async () => {
+    const campaign = await newCampaign("Steps");
+    const names = ["Oravexa Lind", "Tavexa Morn", "Vexa Brook", "Quill Savexan"];
+    for (const [i, name] of names.entries()) await store.characters.insert(character(campaign, name, [], 10 * (i + 1)));
+    // The same store over a database that counts the statements it is sent.
+    let statements = 0;
+    const counting = new Proxy(db, {
+      get: (target, key) => (key === "query" ? (text: string, params?: unknown[]) => (statements++, target.query(text, params)) : Reflect.get(target, key)),
+    });
+    const counted = sqlRecordStore(counting);
+    const search = async (query: string, page: number, size: number) => {
+      statements = 0;
+      const { rows, total } = await counted.characters.list(campaign, { approvedOnly: true, search: query }, { page, size });
+      return { names: rows.map((c) => c.character_name), total, statements };
+    };
+    // "vexa" starts "Vexa": the prefix step's page.
+    expect(await search("vexa", 1, 10)).toEqual({ names: ["Vexa Brook"], total: 1, statements: 1 });
+    // "avex" inside words only: newest first, total from the rows; a later page and the page past the end keep it.
+    expect(await search("avex", 1, 2)).toEqual({ names: ["Quill Savexan", "Tavexa Morn"], total: 3, statements: 1 });
+    expect(await search("avex", 2, 2)).toEqual({ names: ["Oravexa Lind"], total: 3, statements: 1 });
+    expect((await search("avex", 3, 2)).total).toBe(3);
+    // Neither the start nor the inside of a word: similar names ("Savexan" for "savexam").
+    const similar = await search("savexam", 1, 10);
+    expect(similar.names).toEqual(["Quill Savexan"]);
+    expect(similar.total).toBe(1);
+    // Several words: "mornn" starts no word, so no prefix match, and the text cannot hold them in a
+    // row: similar names in the same statement.
+    expect(await search("tavexa mornn", 1, 10)).toEqual({ names: ["Tavexa Morn"], total: 1, statements: 1 });
+    expect(await search("tavexa mornn", 2, 10)).toEqual({ names: [], total: 1, statements: 3 });
+    // "exa" ends "Vexa" and "bro" starts "Brook": the text step (ilike) is the second statement.
+    expect(await search("exa bro", 1, 10)).toEqual({ names: ["Vexa Brook"], total: 1, statements: 2 });
+  });
+
   test("many words' records interleaved in time: every page cut from the words' kept records and those read on", async () => {
     // Nine words holding "zaxq", two to eleven records each (a word keeps its 4 newest), created
     // round-robin (so a page takes a few records of many words), every fourth record also holding a second word in an alias, and
