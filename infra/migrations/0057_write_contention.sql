@@ -86,17 +86,38 @@ alter table record_count_slots set (fillfactor = 70);
 create view record_counts as
   select campaign_id, kind, sum(n)::bigint as n from record_count_slots group by campaign_id, kind;
 
--- Adds each (campaign, kind) delta to this connection's slot, in key order (writers of one slot lock
--- in the same order). A decrement may have to create its slot's row; not for a campaign being deleted
--- (its counters go with it and must not be re-created: the foreign key would refuse them).
-create function record_counts_add(p_campaign text[], p_kind text[], p_delta bigint[]) returns void language sql as $$
-  insert into record_count_slots as c (campaign_id, kind, slot, n)
-  select d.campaign_id, d.kind, pg_backend_pid() % 8, sum(d.delta)
-  from unnest(p_campaign, p_kind, p_delta) d(campaign_id, kind, delta)
-  where exists (select 1 from campaigns where id = d.campaign_id)
-  group by 1, 2 having sum(d.delta) <> 0 order by 1, 2
-  on conflict (campaign_id, kind, slot) do update set n = c.n + excluded.n
-$$;
+-- Adds each (campaign, kind) delta, keys in order, to a slot no other writer holds: this
+-- connection's (pg_backend_pid() % 8) if free, else another existing one (skip locked: never a wait;
+-- pid % 8 alone put 2 of 8 pooled connections on one slot, and they queued), else a slot number the
+-- key has no row for yet; only with all 8 held does it wait for its own. A transaction finds the
+-- rows it already locked (skip locked skips only other transactions' locks). A decrement may have to
+-- create a row; not for a campaign being deleted (its counters go with it and must not be
+-- re-created: the foreign key would refuse them).
+create function record_counts_add(p_campaign text[], p_kind text[], p_delta bigint[]) returns void language plpgsql as $$
+declare
+  s int := pg_backend_pid() % 8;
+  r record;
+  free int;
+begin
+  for r in
+    select d.campaign_id, d.kind, sum(d.delta)::bigint as n
+    from unnest(p_campaign, p_kind, p_delta) d(campaign_id, kind, delta)
+    where exists (select 1 from campaigns where id = d.campaign_id)
+    group by 1, 2 having sum(d.delta) <> 0 order by 1, 2
+  loop
+    update record_count_slots c set n = c.n + r.n
+    where c.campaign_id = r.campaign_id and c.kind = r.kind and c.slot = (
+      select o.slot from record_count_slots o where o.campaign_id = r.campaign_id and o.kind = r.kind
+      order by (o.slot - s + 8) % 8 limit 1 for update skip locked);
+    if not found then
+      select (s + i) % 8 into free from generate_series(0, 7) i
+      where not exists (select 1 from record_count_slots o where o.campaign_id = r.campaign_id and o.kind = r.kind and o.slot = (s + i) % 8)
+      order by i limit 1;
+      insert into record_count_slots as c (campaign_id, kind, slot, n) values (r.campaign_id, r.kind, coalesce(free, s), r.n)
+      on conflict (campaign_id, kind, slot) do update set n = c.n + excluded.n;
+    end if;
+  end loop;
+end $$;
 
 create or replace function record_counts_track() returns trigger language plpgsql as $$
 declare
