@@ -86,38 +86,35 @@ alter table record_count_slots set (fillfactor = 70);
 create view record_counts as
   select campaign_id, kind, sum(n)::bigint as n from record_count_slots group by campaign_id, kind;
 
--- Adds each (campaign, kind) delta, keys in order, to a slot no other writer holds: this
--- connection's (pg_backend_pid() % 8) if free, else another existing one (skip locked: never a wait;
--- pid % 8 alone put 2 of 8 pooled connections on one slot, and they queued), else a slot number the
--- key has no row for yet; only with all 8 held does it wait for its own. A transaction finds the
--- rows it already locked (skip locked skips only other transactions' locks). A decrement may have to
--- create a row; not for a campaign being deleted (its counters go with it and must not be
--- re-created: the foreign key would refuse them).
-create function record_counts_add(p_campaign text[], p_kind text[], p_delta bigint[]) returns void language plpgsql as $$
+-- The counter slot of a transaction writing a campaign: one that no other transaction writing it
+-- holds, claimed with a transaction-scoped advisory lock on (campaign, slot), tried from the
+-- connection's (pg_backend_pid() % 8, 0052's choice). pid % 8 alone put 2 of 8 pooled connections on
+-- one slot, and their writers queued on its rows until commit. A transaction asking again gets the
+-- slot it holds (its own advisory locks do not refuse it); with all 8 held it takes pid % 8 and
+-- may wait, as before. Any slot gives exact sums: this only decides who waits.
+create function counter_slot(p_campaign text) returns int language plpgsql as $$
 declare
   s int := pg_backend_pid() % 8;
-  r record;
-  free int;
 begin
-  for r in
-    select d.campaign_id, d.kind, sum(d.delta)::bigint as n
-    from unnest(p_campaign, p_kind, p_delta) d(campaign_id, kind, delta)
-    where exists (select 1 from campaigns where id = d.campaign_id)
-    group by 1, 2 having sum(d.delta) <> 0 order by 1, 2
-  loop
-    update record_count_slots c set n = c.n + r.n
-    where c.campaign_id = r.campaign_id and c.kind = r.kind and c.slot = (
-      select o.slot from record_count_slots o where o.campaign_id = r.campaign_id and o.kind = r.kind
-      order by (o.slot - s + 8) % 8 limit 1 for update skip locked);
-    if not found then
-      select (s + i) % 8 into free from generate_series(0, 7) i
-      where not exists (select 1 from record_count_slots o where o.campaign_id = r.campaign_id and o.kind = r.kind and o.slot = (s + i) % 8)
-      order by i limit 1;
-      insert into record_count_slots as c (campaign_id, kind, slot, n) values (r.campaign_id, r.kind, coalesce(free, s), r.n)
-      on conflict (campaign_id, kind, slot) do update set n = c.n + excluded.n;
+  for i in 0 .. 7 loop
+    if pg_try_advisory_xact_lock(hashtext(coalesce(p_campaign, '')), (s + i) % 8) then
+      return (s + i) % 8;
     end if;
   end loop;
+  return s;
 end $$;
+
+-- Adds each (campaign, kind) delta to the transaction's slot, in key order (writers sharing a slot
+-- lock in the same order). A decrement may have to create its slot's row; not for a campaign being
+-- deleted (its counters go with it and must not be re-created: the foreign key would refuse them).
+create function record_counts_add(p_campaign text[], p_kind text[], p_delta bigint[]) returns void language sql as $$
+  insert into record_count_slots as c (campaign_id, kind, slot, n)
+  select d.campaign_id, d.kind, (select counter_slot(p_campaign[1])), sum(d.delta)
+  from unnest(p_campaign, p_kind, p_delta) d(campaign_id, kind, delta)
+  where exists (select 1 from campaigns where id = d.campaign_id)
+  group by 1, 2 having sum(d.delta) <> 0 order by 1, 2
+  on conflict (campaign_id, kind, slot) do update set n = c.n + excluded.n
+$$;
 
 create or replace function record_counts_track() returns trigger language plpgsql as $$
 declare
@@ -183,4 +180,50 @@ begin
     perform record_counts_add(a_campaign, a_kind, a_delta);
   end if;
   return null;
+end $$;
+
+-- 0052's slotted heads counters (moments, quests since 0055, recap cards 0053) take their slot the
+-- same way; the rest of the function is 0052's as it stands.
+create or replace function search_head_counts_add(p_kind text, p_campaign text[], p_word text[], p_head text[], p_delta int[]) returns void language plpgsql as $$
+declare
+  s int := counter_slot(p_campaign[1]);
+  z_campaign text[];
+  z_word text[];
+  z_head text[];
+  z_n int[];
+  moved int;
+  cur int;
+begin
+  with changed as (
+    insert into search_head_counts as c (kind, campaign_id, word, head, slot, n)
+    select p_kind, d.campaign_id, d.word, d.head, s, sum(d.delta)::int
+    from unnest(p_campaign, p_word, p_head, p_delta) d(campaign_id, word, head, delta)
+    group by 2, 3, 4 having sum(d.delta) <> 0 order by 2, 3, 4
+    on conflict (kind, campaign_id, word, head, slot) do update set n = c.n + excluded.n
+    returning c.campaign_id, c.word, c.head, c.n
+  )
+  select array_agg(campaign_id), array_agg(word), array_agg(head), array_agg(n) into z_campaign, z_word, z_head, z_n from changed where n <= 0;
+  for i in 1 .. coalesce(cardinality(z_word), 0) loop
+    cur := z_n[i];
+    if cur < 0 then
+      with taken as (
+        delete from search_head_counts c
+        where c.kind = p_kind and c.campaign_id = z_campaign[i] and c.word = z_word[i] collate "C" and c.head = z_head[i] collate "C" and c.slot in (
+          select o.slot from search_head_counts o
+          where o.kind = p_kind and o.campaign_id = z_campaign[i] and o.word = z_word[i] collate "C" and o.head = z_head[i] collate "C" and o.slot <> s
+          for update skip locked)
+        returning c.n
+      )
+      select coalesce(sum(n), 0) into moved from taken;
+      cur := cur + moved;
+      if moved <> 0 and cur <> 0 then
+        update search_head_counts c set n = cur
+        where c.kind = p_kind and c.campaign_id = z_campaign[i] and c.word = z_word[i] collate "C" and c.head = z_head[i] collate "C" and c.slot = s;
+      end if;
+    end if;
+    if cur = 0 then
+      delete from search_head_counts c
+      where c.kind = p_kind and c.campaign_id = z_campaign[i] and c.word = z_word[i] collate "C" and c.head = z_head[i] collate "C" and c.slot = s;
+    end if;
+  end loop;
 end $$;
