@@ -86,22 +86,21 @@ alter table record_count_slots set (fillfactor = 70);
 create view record_counts as
   select campaign_id, kind, sum(n)::bigint as n from record_count_slots group by campaign_id, kind;
 
--- The counter slot of a transaction writing a campaign: one that no other transaction writing it
--- holds, claimed with a transaction-scoped advisory lock on (campaign, slot), tried from the
--- connection's (pg_backend_pid() % 8, 0052's choice). pid % 8 alone put 2 of 8 pooled connections on
--- one slot, and their writers queued on its rows until commit. A transaction asking again gets the
--- slot it holds (its own advisory locks do not refuse it); with all 8 held it takes pid % 8 and
--- may wait, as before. Any slot gives exact sums: this only decides who waits.
+-- The counter slot of a transaction writing a campaign: the lowest that no other transaction writing
+-- it holds, claimed with a transaction-scoped advisory lock on (campaign, slot). 0052's
+-- pg_backend_pid() % 8 put 2 of 8 pooled connections on one slot, and their writers queued on its
+-- rows until commit; and a campaign written by one client at a time keeps one row a key (slot 0),
+-- so its totals read one row. A transaction asking again gets the slot it holds (its own advisory
+-- locks do not refuse it); with all 8 held it takes pid % 8 and may wait, as before. Any slot gives
+-- exact sums: this only decides who waits.
 create function counter_slot(p_campaign text) returns int language plpgsql as $$
-declare
-  s int := pg_backend_pid() % 8;
 begin
   for i in 0 .. 7 loop
-    if pg_try_advisory_xact_lock(hashtext(coalesce(p_campaign, '')), (s + i) % 8) then
-      return (s + i) % 8;
+    if pg_try_advisory_xact_lock(hashtext(coalesce(p_campaign, '')), i) then
+      return i;
     end if;
   end loop;
-  return s;
+  return pg_backend_pid() % 8;
 end $$;
 
 -- Adds each (campaign, kind) delta to the transaction's slot, in key order (writers sharing a slot

@@ -162,6 +162,9 @@ await forEachBackend("writers in one campaign", (backend) => {
     expect((await db.query<{ record_id: string }>(`select record_id from changes where campaign_id = $1 and kind <> 'campaign' order by seq`, [campaign])).map((r) => r.record_id)).toEqual(ids);
     await expectExact(campaign);
     await expectFeed(campaign, 1 + 3);
+    // Written by one writer at a time: one counter row a key (slot 0), so a total reads one row.
+    expect(await one(`select count(*) from record_count_slots where campaign_id = $1 and slot <> 0`, [campaign])).toBe(0);
+    expect(await one(`select count(*) from record_count_slots where campaign_id = $1`, [campaign])).toBeGreaterThan(0);
     // A campaign deleted takes its counter rows and feed with it.
     expect(await store.campaigns.delete(campaign)).toBe(true);
     expect(await one(`select count(*) from record_count_slots where campaign_id = $1`, [campaign])).toBe(0);
