@@ -24,7 +24,7 @@ export function beats(db: SqlExecutor): BeatRepository {
   return {
     ...crud(db, BEATS),
     async listByCampaign(campaignId, page) {
-      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page, counted("$1", "beats"));
+      const { rows, total } = await paged(db, COLUMNS, `from beats where campaign_id = $1`, `index, created_at, id`, [campaignId], page, counted("$1", "beats"), true);
       return { rows: rows.map(toBeat), total };
     },
     async listBySession(sessionId, page) {

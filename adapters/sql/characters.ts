@@ -47,7 +47,8 @@ export function characters(db: SqlExecutor): CharacterRepository {
             // The total is a counter: the campaign's, or its type's ($2, migration 0029).
             filters.type
               ? countedBy("$1", filters.approvedOnly ? "characters:approved:type:" : "characters:type:", "$2")
-              : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"));
+              : counted("$1", filters.approvedOnly ? "characters:approved" : "characters"),
+            !filters.type);
       return { rows: rows.map(CHARACTERS.toRecord), total };
     },
   };

@@ -36,7 +36,7 @@ export function entities(db: SqlExecutor): EntityRepository {
       const columns = ENTITIES.columns("e");
       const { rows, total } = filters.search
         ? await searchedList(db, columns, "e", where.clauses, where.params, [campaignId, kind], filters.search, page, { campaignId, lists: [kind] })
-        : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page, counted("$1", `${kind}s`));
+        : await paged(db, columns, `from entities e where ${where.sql}`, `e.created_at desc, e.id desc`, where.params, page, counted("$1", `${kind}s`), true);
       return { rows: rows.map(ENTITIES.toRecord), total };
     },
     ancestry: (id) => ancestry(db, "entities", id),

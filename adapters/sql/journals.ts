@@ -57,7 +57,7 @@ export function journals(db: SqlExecutor): JournalRepository {
             + coalesce((select n from record_counts where campaign_id = $1 and kind = 'journals:private:' || $2::text), 0)
             + (select count(*) from journal_shares s where s.user_id = $2
                and exists (select 1 from journal_entries j where j.id = s.entry_id and j.campaign_id = $1 and not j.is_public and j.author_id <> $2 offset 0)))`;
-      const { rows, total } = await paged(db, LISTED_SELECT, `from journal_entries e where ${where.sql}`, order, where.params, page, count);
+      const { rows, total } = await paged(db, LISTED_SELECT, `from journal_entries e where ${where.sql}`, order, where.params, page, count, !filters.folderId);
       return { rows: rows.map(listedRecord), total };
     },
     async shares(entryId) {

@@ -69,7 +69,7 @@ export function links(db: SqlExecutor): LinkRepository {
       const count = counter === undefined || viewerId === null
         ? counter
         : `(${counter} - (select count(*) from links l where l.campaign_id = $1 and (l.from_type = 'Journal' or l.to_type = 'Journal') and not (${JOURNAL_ENDS_VISIBLE("$2")})${hiddenOfType}))`;
-      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page, count);
+      const { rows, total } = await paged(db, LINK_COLUMNS, `from links l where ${where.sql}`, `l.created_at desc, l.id desc`, where.params, page, count, where.params.length === base);
       return { rows: rows.map(toLink), total };
     },
     async updateAlias(id, alias, aliasKey) {

@@ -46,7 +46,7 @@ export function moments(db: SqlExecutor): MomentRepository {
       const count = byCampaign && where.params.length === 1 ? counted("$1", "moments")
         : byCampaign && where.params.length === 2 && filters.kind ? countedBy("$1", "moments:kind:", "$2")
         : undefined;
-      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, count);
+      const { rows, total } = await paged(db, MOMENTS.columns("m"), `from moments m where ${where.sql}`, `m.created_at desc, m.id desc`, where.params, page, count, byCampaign && where.params.length === 1);
       return { rows: rows.map(MOMENTS.toRecord), total };
     },
   };

@@ -53,7 +53,7 @@ export function quests(db: SqlExecutor): QuestRepository {
         : filters.status ? countedBy("$1", "quests:status:", "$2")
         : filters.quest_category ? countedBy("$1", "quests:category:", "$2")
         : counted("$1", "quests");
-      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count);
+      const { rows, total } = await paged(db, QUESTS.columns(), `from quests where ${where.sql}`, `order_index, created_at, id`, where.params, page, count, !filters.status && !filters.quest_category);
       return { rows: rows.map(QUESTS.toRecord), total };
     },
     async nextOrderIndex(campaignId) {

@@ -104,7 +104,7 @@ export function recaps(db: SqlExecutor): RecapRepository {
         where.add(likePattern(filters.search), (p) => `(title || ' ' || description || ' ' || character_name) ilike ${p} and (title ilike ${p} or description ilike ${p} or character_name ilike ${p})`);
       // The campaign's whole list counts from its counter (migration 0022); a session's or a search's counts its matches.
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
-      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined);
+      const { rows, total } = await paged(db, AWARDS.columns(), `from hero_awards where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$1", "hero_awards") : undefined, plain);
       return { rows: rows.map(AWARDS.toRecord), total };
     },
     deleteAward: awards.delete,
@@ -120,7 +120,7 @@ export function recaps(db: SqlExecutor): RecapRepository {
       if (filters.search)
         where.add(likePattern(filters.search), (p) => `${ENTRY_SEARCHED} ilike ${p} and (text ilike ${p} or title ilike ${p} or description ilike ${p} or character_name ilike ${p} or speaker ilike ${p})`);
       const plain = Boolean(filters.campaignId) && !filters.sessionId && !filters.search;
-      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined);
+      const { rows, total } = await paged(db, ENTRIES.columns(), `from recap_entries where ${where.sql}`, `order_index, created_at, id`, where.params, page, plain ? counted("$2", `${type}s`) : undefined, plain);
       return { rows: rows.map(ENTRIES.toRecord), total };
     },
     deleteEntry: entries.delete,

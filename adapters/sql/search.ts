@@ -175,10 +175,14 @@ async function countWords(db: SqlExecutor, indexed: IndexedLists, words: string[
  * its counters (one per list and type, migration 0045), never the matches.
  */
 async function countPrefix(db: SqlExecutor, counted: PrefixCounted, word: string): Promise<number> {
+  // A statement per number of lists, with or without the type: `($4 is null or p.type = $4)` and an
+  // array of unknown length (`string_to_array`) made the kept plan look dear, and each call was planned anew.
+  const lists = counted.lists.map((_, i) => `$${i + 3}`).join(", ");
+  const type = counted.type === null ? "" : ` and p.type = $${counted.lists.length + 3}`;
   const [row] = await db.query(
     `select coalesce(sum(p.n), 0)::int as n from search_prefix_counts p
-     where p.campaign_id = $1 and p.list = any (string_to_array($2, ',')) and p.prefix = $3 and ($4::text is null or p.type = $4)`,
-    [counted.campaignId, listsParam(counted), word, counted.type],
+     where p.campaign_id = $1 and p.prefix = $2 and p.list = any (array[${lists}]::text[])${type}`,
+    [counted.campaignId, word, ...counted.lists, ...(counted.type === null ? [] : [counted.type])],
   );
   return Number(row!.n);
 }

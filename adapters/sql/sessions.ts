@@ -34,7 +34,7 @@ export function sessions(db: SqlExecutor): SessionRepository {
       if (!filters.type && !filters.publicOnly) {
         // The whole list, newest first: the session at position p (from 0) of the n is number n - p,
         // so neither the numbers nor the total need the campaign's other sessions read.
-        const { rows, total } = await paged(db, "*", `from sessions where campaign_id = $1`, order, [campaignId], page, counted("$1", "sessions"));
+        const { rows, total } = await paged(db, "*", `from sessions where campaign_id = $1`, order, [campaignId], page, counted("$1", "sessions"), true);
         const first = total - offsetOf(page);
         return { rows: rows.map((row, i) => ({ ...SESSIONS.toRecord(row), index: first - i })), total };
       }

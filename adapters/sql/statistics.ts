@@ -38,19 +38,19 @@ export const ANALYZED: Record<string, string[]> = {
   // Cross-type search's title words (0030), read by the similar-titles step's generic plan.
   search_title_terms: ["campaign_id", "term"],
   search_title_vocabulary: ["campaign_id"],
-  // Quest search's word starts and vocabulary (0046).
+  // Quest search's word starts (0046). Its vocabulary (as moments' and the recap cards') is only
+  // written since 0056, by key: nothing to analyse.
   quest_search_entries: ["campaign_id", "word"],
-  quest_search_words: ["campaign_id"],
   // Its pages in log order per word and head (0050).
   quest_search_heads: ["campaign_id", "word"],
-  // Moment search's word starts and vocabulary (0051, read as quests' 0046 are).
+  // Moment search's word starts (0051, read as quests' 0046 are).
   moment_search_entries: ["campaign_id", "word"],
-  moment_search_words: ["campaign_id"],
   // Moment search's pages newest first per word and head (0052).
   moment_search_heads: ["campaign_id", "word"],
-  // Award and quote/spotlight search's pages in list order per kind, word and head, and its vocabulary (0053).
+  // Award and quote/spotlight search's pages in list order per kind, word and head (0053).
   recap_search_heads: ["campaign_id", "kind", "word"],
-  recap_search_words: ["campaign_id", "kind"],
+  // The vocabularies' words by suffix, per kind and campaign (0056): every search above looks its words up there.
+  search_word_suffixes: ["kind", "campaign_id"],
   // The counts of heads by kind: moments' (0052), the recap cards' (0053) and quests' (0050, moved here by 0055).
   search_head_counts: ["kind", "campaign_id", "word"],
 };
@@ -61,12 +61,13 @@ export const ANALYZED: Record<string, string[]> = {
  * postings, counts and passage lengths (ask_terms, ask_counts, ask_passages_by_campaign), a
  * session's number (sessions_by_campaign_date), quest search's matches (quest_search_entries, 0046)
  * and pages (quest_search_heads, 0050), moment search's matches and pages (moment_search_entries, 0051;
- * moment_search_heads, 0052), award and quote/spotlight search's pages (recap_search_heads, 0053).
+ * moment_search_heads, 0052), award and quote/spotlight search's pages (recap_search_heads, 0053), and
+ * those searches' vocabulary lookups (search_word_suffixes, 0056).
  * Only VACUUM marks their pages all-visible.
  * Also Ask's packed lists (0037): each build replaces a campaign's rows whole, and the old ones'
  * space (135 MB at 105k passages, most of it TOAST) is reused only after a vacuum (PGlite has no autovacuum).
  */
-export const VACUUMED = ["ask_counts", "ask_packed", "ask_passages", "ask_terms", "moment_search_entries", "moment_search_heads", "quest_search_entries", "quest_search_heads", "recap_search_heads", "search_terms", "search_title_terms", "sessions"];
+export const VACUUMED = ["ask_counts", "ask_packed", "ask_passages", "ask_terms", "moment_search_entries", "moment_search_heads", "quest_search_entries", "quest_search_heads", "recap_search_heads", "search_terms", "search_title_terms", "search_word_suffixes", "sessions"];
 
 /** Tables under this many pages (~80 kB) are read whole faster than any plan can go wrong. */
 const MIN_PAGES = 10;
