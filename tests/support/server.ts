@@ -29,6 +29,18 @@ export interface TestServer {
 }
 
 export async function startServer(env: Record<string, string> = {}, options: { keepDataDir?: string } = {}): Promise<TestServer> {
+  // freePort's port is free only until another process binds it (test files run in parallel workers,
+  // beside other checkouts' suites): a server that finds it taken is started again on another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(env, options);
+    } catch (error) {
+      if (attempt === 3 || !(error as Error).message.includes("the port is already in use")) throw error;
+    }
+  }
+}
+
+async function startServerOnce(env: Record<string, string>, options: { keepDataDir?: string }): Promise<TestServer> {
   const dataDir = options.keepDataDir ?? mkdtempSync(join(tmpdir(), "cms-test-"));
   const port = freePort();
   const adminKey = env.CMS_ADMIN_KEY ?? randomAdminKey();
@@ -49,14 +61,17 @@ export async function startServer(env: Record<string, string> = {}, options: { k
       output += decoder.decode(value);
     }
   };
-  void drain(child.stdout as ReadableStream<Uint8Array>);
-  void drain(child.stderr as ReadableStream<Uint8Array>);
+  const drained = Promise.all([drain(child.stdout as ReadableStream<Uint8Array>), drain(child.stderr as ReadableStream<Uint8Array>)]);
   const url = `http://127.0.0.1:${port}`;
   // A fresh embedded database is the prepared image unpacked (infra/pglite-image.ts); only the first start after the
   // migrations change builds that image (initdb, every migration), which on a loaded two-core machine has taken over 30 s.
   const deadline = Date.now() + 90_000;
   while (true) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
+    if (child.exitCode !== null) {
+      await Promise.race([drained, Bun.sleep(1000)]); // its last words name the cause
+      if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`server exited with ${child.exitCode}: ${output}`);
+    }
     try {
       const response = await fetch(`${url}/health`);
       if (response.ok) break;
