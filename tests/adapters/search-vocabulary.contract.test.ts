@@ -4,11 +4,10 @@
 // 2,000 words as in one of ten. Before, the lookup read either every campaign's matching words (the
 // vocabularies' trigram indexes) or the campaign's whole vocabulary (their primary keys), as the
 // statistics decided. Every page and total is checked against the matches worked out here.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { SqlDatabase, SqlExecutor } from "../../adapters/sql/database.ts";
-import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import type { RecordStore } from "../../ports/records.ts";
-import { forEachBackend } from "../support/backends.ts";
+import { forEachBackend, withStore } from "../support/backends.ts";
 import { at, campaignRecord, newId, sessionRecord } from "../support/records.ts";
 
 const OTHERS = 400;
@@ -36,16 +35,12 @@ const QUERIES = {
 await forEachBackend("search vocabulary by campaign", (backend) => {
   let db: SqlDatabase;
   let store: RecordStore;
-  let close: () => Promise<void>;
   let big: string;
   let small: string;
   const gs = Array.from({ length: CARDS }, (_, k) => k + 1);
 
-  beforeAll(async () => {
-    const opened = await backend.open();
-    db = opened.db;
-    close = opened.close;
-    store = sqlRecordStore(db);
+  withStore(backend, async (opened) => {
+    ({ db, store } = opened);
     const owner = (await store.users.insert({ id: newId(), name: "Owner", email: "vocabulary@example.test", role: "user", created_at: at() }))!.id;
     const campaigns = [campaignRecord(owner, { title: "Big" }), campaignRecord(owner, { title: "Small" })];
     for (const c of campaigns) await store.campaigns.insert(c);
@@ -107,7 +102,6 @@ await forEachBackend("search vocabulary by campaign", (backend) => {
     // As the service's statistics pass leaves them (index-only reads need the visibility map).
     await db.exec(`vacuum analyze`);
   });
-  afterAll(async () => close?.());
 
   /** The ids a search should serve: the campaign's records whose text holds the query, in list order. */
   const expected = (campaign: string, n: number, kind: "quest" | "moment" | "award", query: string) => {
