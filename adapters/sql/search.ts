@@ -253,32 +253,30 @@ async function firstSteps(
   words: string[],
   search: string,
 ): Promise<{ step: "prefix" | "containing" | "similar" | "substring"; rows: Row[] }> {
-  const { tiers } = SEARCHED[alias];
   const n = scope.length;
   const p = (i: number) => `$${n + i}`;
-  const tierArgs = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', ${p(1)})`, ...[2, 3, 4, 5, 6, 9, 10].map(p)];
-  const [campaign, lists, size, offset] = [p(11), p(12), p(13), p(14)];
+  const tier = tierSelect(`${columns}, null::int as total_count, true as found`, alias, scope, tsquery, lowered, page, true);
+  // The next step reads the same page: the tiers' size and offset ($n+7, $n+8).
+  const [campaign, lists, size, offset] = [p(11), p(12), `${p(7)}::int`, `${p(8)}::int`];
   const oneWord = words.length === 1;
   const next = oneWord
     ? `select ${columns}, h.total_count, true as found ${containingFrom(alias, campaign, lists, `(${p(9)}::text[])[1]`, size, offset, "where not k.prefix_known")}`
     : rankedSql(columns, alias, "t.record_id as id, t.created_at, t.score, t.similarity",
-        `from search_similar_names('${SEARCHED[alias].table}', ${campaign}, ${lists}, ${p(9)}::text[], ${p(15)}, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t
+        `from search_similar_names('${SEARCHED[alias].table}', ${campaign}, ${lists}, ${p(9)}::text[], ${p(13)}, ${NEAR_WORDS}, ${SIMILAR_CANDIDATES}) t
          where not k.prefix_known and not k.suffix_known`,
         SIMILAR_RANKS, size, offset, ", true as found");
   const rows = await db.query(
     `with k as materialized (
        select w.prefix_known,
-         ${oneWord ? "null::boolean" : `case when not w.prefix_known then search_words_known(${campaign}, ${lists}, ${p(9)}::text[], ${p(10)}::text[], true, ${p(16)}) end`} as suffix_known
+         ${oneWord ? "null::boolean" : `case when not w.prefix_known then search_words_known(${campaign}, ${lists}, ${p(9)}::text[], ${p(10)}::text[], true, ${p(14)}) end`} as suffix_known
        from (select search_words_known(${campaign}, ${lists}, ${p(9)}::text[], ${p(10)}::text[], false, null) as prefix_known offset 0) w)
      select k.prefix_known, k.suffix_known, p.* from k left join lateral (
-       (select ${columns}, null::int as total_count, true as found from ${tiers}(${tierArgs.join(", ")}) ${alias}
-        where k.prefix_known limit ${p(7)} offset ${p(8)})
+       (${tier.select} where k.prefix_known ${tier.limit})
        union all
        (${next})
      ) p on true`,
     [
-      ...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page),
-      words, words.map(prefixEnd), indexed.campaignId, listsParam(indexed), page.size, offsetOf(page),
+      ...tier.params, words, words.map(prefixEnd), indexed.campaignId, listsParam(indexed),
       ...(oneWord ? [] : [search, reversedPrefixEnd(words[0]!)]),
     ],
   );
@@ -339,25 +337,41 @@ async function tieredPage(
   page: PageRequest,
   known?: { indexed: IndexedLists; words: string[]; gate: boolean },
 ): Promise<Row[]> {
-  const { tiers } = SEARCHED[alias];
   const n = scope.length;
-  const args = [...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', $${n + 1})`, ...[2, 3, 4, 5, 6].map((i) => `$${n + i}`)];
-  const params = [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)];
+  // The words and their prefix ends also let the last tier look up word pairs (migration 0041);
+  // without them (not plain words, a filter the vocabulary does not know) it reads the text index.
+  const tier = tierSelect(columns, alias, scope, tsquery, lowered, page, known !== undefined);
   // Where the vocabulary can tell (search_words_known, migration 0035), a query word that starts no
   // word of the lists stops the statement before the tiers run (a one-time filter): a typo's step.
   // (Not with a type filter: the lists' vocabulary is every type's, and `words` then holds the type's word.)
   const gate = known?.gate
     ? ` where search_words_known($${n + 11}, $${n + 12}, $${n + 9}::text[], $${n + 10}::text[], false, null)`
     : "";
-  // The words and their prefix ends also let the last tier look up word pairs (migration 0041);
-  // without them (not plain words, a filter the vocabulary does not know) it reads the text index.
-  const words = known ? [`$${n + 9}::text[]`, `$${n + 10}::text[]`] : ["null", "null"];
   return db.query(
-    `select ${columns} from ${tiers}(${[...args, ...words].join(", ")}) ${alias}${gate} limit $${n + 7} offset $${n + 8}`,
+    `${tier.select}${gate} ${tier.limit}`,
     known
-      ? [...params, known.words, known.words.map(prefixEnd), ...(known.gate ? [known.indexed.campaignId, listsParam(known.indexed)] : [])]
-      : params,
+      ? [...tier.params, known.words, known.words.map(prefixEnd), ...(known.gate ? [known.indexed.campaignId, listsParam(known.indexed)] : [])]
+      : tier.params,
   );
+}
+
+/**
+ * The tiers' call, `select <columns> from <tiers>(…) <alias>`, its LIMIT/OFFSET, and its parameters
+ * $1…$n+8 for a scope of n: the scope, the query and its bounds, the rows the tiers may read, and the
+ * page's size and offset ($n+7, $n+8). With `words`, $n+9 and $n+10 (the caller's to send) are the
+ * query words and their prefix ends, for the last tier's word pairs (migration 0041).
+ */
+function tierSelect(columns: string, alias: keyof typeof SEARCHED, scope: unknown[], tsquery: string, lowered: string, page: PageRequest, words: boolean) {
+  const n = scope.length;
+  const args = [
+    ...scope.map((_, i) => `$${i + 1}`), `to_tsquery('simple', $${n + 1})`, ...[2, 3, 4, 5, 6].map((i) => `$${n + i}`),
+    ...(words ? [`$${n + 9}::text[]`, `$${n + 10}::text[]`] : ["null", "null"]),
+  ];
+  return {
+    select: `select ${columns} from ${SEARCHED[alias].tiers}(${args.join(", ")}) ${alias}`,
+    limit: `limit $${n + 7} offset $${n + 8}`,
+    params: [...scope, tsquery, lowered, lowered, prefixEnd(lowered), likePattern(lowered).slice(1), offsetOf(page) + page.size, page.size, offsetOf(page)],
+  };
 }
 
 /**
