@@ -94,12 +94,12 @@ export class DataDirBusy extends Error {
   }
 }
 
-/** The folder's socket lock: held, "busy", or null where abstract sockets are not available. */
-function holdFolderSocket(dataDir: string): { stop(): void } | "busy" | null {
+/** The folder's socket lock (or `part` of it): held, "busy", or null where abstract sockets are not available. */
+function holdFolderSocket(dataDir: string, part = ""): { stop(): void } | "busy" | null {
   if (process.platform !== "linux" || typeof Bun === "undefined") return null;
   const { dev, ino } = statSync(dataDir);
   try {
-    const listener = Bun.listen({ unix: `\0campaign-memory-service/${dev}/${ino}`, socket: { open: (socket) => void socket.end(), data() {} } });
+    const listener = Bun.listen({ unix: `\0campaign-memory-service/${dev}/${ino}${part}`, socket: { open: (socket) => void socket.end(), data() {} } });
     listener.unref(); // a lock must not keep the process running
     return listener;
   } catch (error) {
@@ -112,6 +112,13 @@ export function acquireDataDir(dataDir: string, port: number | null): () => void
   mkdirSync(dataDir, { recursive: true });
   const socket = holdFolderSocket(dataDir);
   if (socket === "busy") throw new DataDirBusy(dataDir, readHolder(dataDir));
+  // A migration process of a holder that died may still be finishing (it exits when it notices).
+  const migrating = holdFolderSocket(dataDir, MIGRATING);
+  if (migrating === "busy") {
+    socket?.stop();
+    throw new DataDirBusy(dataDir, null);
+  }
+  migrating?.stop();
   const path = lockPath(dataDir);
   const self = processFacts(process.pid);
   const record: LockHolder = { pid: process.pid, port, started_at: new Date().toISOString(), start_ticks: self?.startTicks ?? null, boot_id: currentBootId() };
@@ -143,4 +150,29 @@ export function acquireDataDir(dataDir: string, port: number | null): () => void
   }
   socket?.stop();
   throw new Error(`could not take the lock ${path}`);
+}
+
+const MIGRATING = "/migrating";
+
+/**
+ * Held by the process that migrates the folder on its holder's behalf (infra/migrate-pglite.ts)
+ * for its whole life, and refused while the holder is gone: whoever takes the folder after the
+ * holder died waits until that process has exited too. Null where abstract sockets are not available.
+ */
+export function holdMigrationGuard(dataDir: string, holderPid: number): { stop(): void } | null {
+  const guard = holdFolderSocket(dataDir, MIGRATING);
+  if (guard === "busy") throw new DataDirBusy(dataDir, null);
+  // Taken first, then the holder checked: a process that takes the folder after this check finds the guard held.
+  if (parentPid() !== holderPid) {
+    guard?.stop();
+    throw new DataDirBusy(dataDir, null);
+  }
+  return guard;
+}
+
+/** This process's parent, as the kernel has it now (an orphan's is another process). */
+export function parentPid(): number {
+  const stat = readText("/proc/self/stat");
+  if (!stat) return process.ppid;
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 }

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { acquireDataDir, holderAlive, type LockHolder } from "../../infra/datalock.ts";
+import { acquireDataDir, holderAlive, holdMigrationGuard, type LockHolder } from "../../infra/datalock.ts";
 import { freePort, PROJECT_ROOT, startServer } from "../support/server.ts";
 
 const dirs: string[] = [];
@@ -74,6 +74,27 @@ describe.skipIf(process.platform !== "linux")("who holds a lock file (Linux)", (
     expect(() => acquireDataDir(dir, 1235)).toThrow(`DATA_DIR ${dir} is in use by process ${process.pid} (serving on port 1234)`);
     release();
     acquireDataDir(dir, 1236)();
+  });
+
+  test("while a migration process holds its guard, nobody takes the folder (its holder gone or not); one not started by the holder gives up", async () => {
+    const dir = tempDir();
+    // A migration process of this test runner (infra/migrate-pglite.ts takes the guard so), here without the database.
+    const migrating = Bun.spawn(
+      [process.execPath, "-e", `const { holdMigrationGuard } = await import(${JSON.stringify(join(PROJECT_ROOT, "infra", "datalock.ts"))}); holdMigrationGuard(${JSON.stringify(dir)}, ${process.pid}); console.log("held"); await Bun.sleep(30000);`],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    try {
+      const reader = (migrating.stdout as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value).trim()).toBe("held");
+      expect(() => acquireDataDir(dir, 1234)).toThrow(`DATA_DIR ${dir} is in use by another process (it is starting or stopping)`);
+    } finally {
+      migrating.kill(9);
+      await migrating.exited;
+    }
+    acquireDataDir(dir, 1234)();
+    // Process 1 is not this runner's parent: the guard is refused and left free.
+    expect(() => holdMigrationGuard(dir, 1)).toThrow(`DATA_DIR ${dir} is in use by another process`);
+    acquireDataDir(dir, 1234)();
   });
 });
 
