@@ -94,8 +94,8 @@ const MIGRATE_ENTRY = join(import.meta.dir, "migrate-pglite.ts");
  * Applies the pending migrations of the folder this process holds in a child process (and the
  * planner statistics they need), so that PGlite's heap, grown by a backfill, leaves with it: a
  * second PGlite instance in this process, closed, returned its memory only now and then (issue 15,
- * docs/decisions.md). The child dies with this process (it reads stdin to its end) and holds a
- * guard the data-folder lock checks, so nobody else opens the folder before it is gone.
+ * docs/decisions.md). The child stops once this process is gone (it reads stdin to its end) and
+ * holds a guard the data-folder lock checks, so nobody else opens the folder before it has exited.
  */
 async function migrateInChild(dataDir: string, folder: string, migrations: readonly Migration[], log: Logger): Promise<void> {
   const started = performance.now();
@@ -109,8 +109,8 @@ async function migrateInChild(dataDir: string, folder: string, migrations: reado
   const report = JSON.parse(out) as MigrationReport;
   const ms = Math.round(performance.now() - started);
   if (report.applied.length)
-    log.info("migrations applied before serving", { versions: report.applied, ms, tables_vacuumed: report.vacuumed, tables_analyzed: report.analyzed });
-  else log.info("no migrations to apply", { ms });
+    log.info("migrations applied before serving", { versions: report.applied, ms, steps_ms: report.steps_ms, tables_vacuumed: report.vacuumed, tables_analyzed: report.analyzed });
+  else log.info("no migrations to apply", { ms, steps_ms: report.steps_ms });
 }
 
 /**

@@ -16,6 +16,8 @@ export interface MigrationReport {
   applied: string[];
   vacuumed: string[];
   analyzed: string[];
+  /** Time of each step: open, migrations, statistics (when any was applied), close (a checkpoint). */
+  steps_ms: Record<string, number>;
 }
 
 if (import.meta.main) {
@@ -25,24 +27,31 @@ if (import.meta.main) {
     if (!dataDir || !Number.isInteger(holder)) throw new Error("usage: bun infra/migrate-pglite.ts DATA_DIR --holder=PID");
     // Taken before the database is opened and held until exit: see holdMigrationGuard.
     holdMigrationGuard(dataDir, holder);
-    // The holder's end of stdin closes when it exits, however it ends: stop too (an interrupted
-    // migration is a transaction never committed). Not a keep-alive: process.exit ends this.
+    // The holder's end of stdin closes when it exits, however it ends: stop too, at the next turn
+    // of the event loop (PGlite runs a statement without yielding, so after the one running; an
+    // interrupted migration is a transaction never committed). Not a keep-alive: exit ends this.
     void (async () => {
       const reader = Bun.stdin.stream().getReader();
       while (!(await reader.read().catch(() => ({ done: true }))).done);
       process.exit(2);
     })();
+    let at = performance.now();
+    const lap = () => Math.round(-at + (at = performance.now()));
+    const report: MigrationReport = { applied: [], vacuumed: [], analyzed: [], steps_ms: {} };
     const db = await openPglite(join(dataDir, "pglite"));
-    const report: MigrationReport = { applied: [], vacuumed: [], analyzed: [] };
+    report.steps_ms.open = lap();
     try {
       report.applied = await applyMigrations(db, loadMigrations());
+      report.steps_ms.migrations = lap();
       if (report.applied.length) {
         const planner = statistics(db);
         report.vacuumed = await planner.refreshVisibility();
         report.analyzed = await planner.refresh();
+        report.steps_ms.statistics = lap();
       }
     } finally {
       await db.close();
+      report.steps_ms.close = lap();
     }
     await Bun.write(Bun.stdout, JSON.stringify(report));
     process.exit(0);
