@@ -290,17 +290,23 @@ begin
     return;
   end if;
   return query
-    with slots as materialized (
-      select v.term, v.list, v.n, v.recent_ids, v.recent_at from search_vocabulary v
-      where v.campaign_id || '' = p_campaign and v.list = any (v_lists) and v.term like v_like
-    ), w as materialized (
-      -- The campaign's words that hold the query and some record holds: their record counts and newest records.
-      select c.term, c.list, c.n, coalesce(k.ids, '{}') as recent_ids, coalesce(k.ats, '{}') as recent_at
-      from (select x.term, x.list, sum(x.n)::int as n from slots x group by 1, 2 having sum(x.n) > 0) c
-      left join (
-        select d.term, d.list, (array_agg(d.i order by d.a desc, d.i collate "C" desc))[1:4] as ids, (array_agg(d.a order by d.a desc, d.i collate "C" desc))[1:4] as ats
-        from (select distinct x.term, x.list, u.i, u.a from slots x, unnest(x.recent_ids, x.recent_at) u(i, a)) d
-        group by 1, 2) k on k.term = c.term and k.list = c.list
+    with w as materialized (
+      -- The campaign's words that hold the query and some record holds: their record counts (their
+      -- slots summed) and newest records (a word in one slot, the usual case, as it is; else its
+      -- slots' lists merged).
+      select g.term, g.list, g.n,
+             case when g.k = 1 then g.ids else array(
+               select d.i from (select distinct u.i, u.a from search_vocabulary y, unnest(y.recent_ids, y.recent_at) u(i, a)
+                                where y.campaign_id = p_campaign and y.list = g.list and y.term = g.term) d
+               order by d.a desc, d.i collate "C" desc limit 4) end as recent_ids,
+             case when g.k = 1 then g.ats else array(
+               select d.a from (select distinct u.i, u.a from search_vocabulary y, unnest(y.recent_ids, y.recent_at) u(i, a)
+                                where y.campaign_id = p_campaign and y.list = g.list and y.term = g.term) d
+               order by d.a desc, d.i collate "C" desc limit 4) end as recent_at
+      from (select v.term, v.list, sum(v.n)::int as n, count(*) as k, max(v.recent_ids) as ids, max(v.recent_at) as ats
+            from search_vocabulary v
+            where v.campaign_id || '' = p_campaign and v.list = any (v_lists) and v.term like v_like
+            group by 1, 2 having sum(v.n) > 0) g
     ), top as materialized (
       -- The page's end newest of the words' kept records.
       select w.recent_ids[k.k] collate "C" as id, max(w.recent_at[k.k]) as at
