@@ -108,6 +108,10 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
   // imported record by record is planned with them minutes later, autovacuum or not (PGlite has none).
   // First the visibility map of the tables read index-only (a vacuum there analyses what it must).
   every(options.statisticsMs ?? 30_000, "planner statistics failed", async () => {
+    // Search counters that concurrent writers spread over slots (0058), folded first: the vacuum
+    // after it reclaims the rows the fold removed.
+    const folded = await deps.records.statistics.foldCounterSlots();
+    if (folded) deps.log.debug("search counters folded", { keys: folded });
     const vacuumed = await deps.records.statistics.refreshVisibility();
     if (vacuumed.length) deps.log.info("tables vacuumed", { tables: vacuumed });
     const tables = await deps.records.statistics.refresh();
