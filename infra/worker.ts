@@ -16,7 +16,7 @@ export interface Worker {
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number; foldMs?: number; foldThreshold?: number; packMs?: number; packMinPassages?: number; statisticsMs?: number } = {}): Worker {
+export function startWorker(deps: Deps, options: { pollMs?: number; changeRetentionDays?: number; imageSweepMs?: number; embedMs?: number; recountMs?: number; foldMs?: number; foldThreshold?: number; packMs?: number; packMinPassages?: number; statisticsMs?: number; foldSlotsMs?: number } = {}): Worker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -104,14 +104,18 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
     const packed = await deps.records.askIndex.pack(options.packMinPassages ?? PACK_MIN_PASSAGES, 1);
     if (packed.length) deps.log.info("ask posting lists packed", { campaigns: packed });
   });
+  // Search counters that concurrent writers spread over slots (0058) folded back to one row a key
+  // (0059): each fold pass works at most a few seconds, so it runs often while an import goes on
+  // (8 writers through the API spread ~100 counter rows a second); the statistics pass's vacuum
+  // reclaims what it removed.
+  every(options.foldSlotsMs ?? 10_000, "search counter folding failed", async () => {
+    const folded = await deps.records.statistics.foldCounterSlots();
+    if (folded) deps.log.debug("search counters folded", { keys: folded });
+  });
   // The planner's statistics of tables that grew by a fifth (adapters/sql/statistics.ts): a campaign
   // imported record by record is planned with them minutes later, autovacuum or not (PGlite has none).
   // First the visibility map of the tables read index-only (a vacuum there analyses what it must).
   every(options.statisticsMs ?? 30_000, "planner statistics failed", async () => {
-    // Search counters that concurrent writers spread over slots (0058), folded first: the vacuum
-    // after it reclaims the rows the fold removed.
-    const folded = await deps.records.statistics.foldCounterSlots();
-    if (folded) deps.log.debug("search counters folded", { keys: folded });
     const vacuumed = await deps.records.statistics.refreshVisibility();
     if (vacuumed.length) deps.log.info("tables vacuumed", { tables: vacuumed });
     const tables = await deps.records.statistics.refresh();
