@@ -37,7 +37,10 @@ export async function openDatabase(config: Config, log: Logger, options: { lockP
         const started = performance.now();
         const { built } = await createDatabaseFolder(folder, { scratchDir: config.dataDir });
         log.info("database created", { from: built ? "a newly built image" : "the prepared image", ms: Math.round(performance.now() - started) });
-      } else if (unrecorded(folder, migrations).length) await migrateInChild(config.dataDir, folder, migrations, log);
+      } else {
+        const pending = unrecorded(folder, migrations);
+        if (pending.length) await migrateInChild(config.dataDir, pending, migrations.length, log);
+      }
       db = await openPglite(folder);
     } catch (error) {
       release();
@@ -97,11 +100,10 @@ const MIGRATE_ENTRY = join(import.meta.dir, "migrate-pglite.ts");
  * docs/decisions.md). The child stops once this process is gone (it reads stdin to its end) and
  * holds a guard the data-folder lock checks, so nobody else opens the folder before it has exited.
  */
-async function migrateInChild(dataDir: string, folder: string, migrations: readonly Migration[], log: Logger): Promise<void> {
+async function migrateInChild(dataDir: string, pending: string[], known: number, log: Logger): Promise<void> {
   const started = performance.now();
-  const pending = unrecorded(folder, migrations);
   // Said first: /health answers only once this is done, which a big backfill makes minutes.
-  log.info("checking the database's migrations before serving", pending.length < migrations.length ? { pending } : { record: "none yet" });
+  log.info("checking the database's migrations before serving", pending.length < known ? { pending } : { record: "none yet" });
   const child = Bun.spawn([process.execPath, MIGRATE_ENTRY, dataDir, `--holder=${process.pid}`], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const [code, out, errors] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   void child.stdin.end();
