@@ -24,7 +24,7 @@ const only = process.env.EXPLAIN_ONLY;
 
 const explaining = (label: string): SqlExecutor => ({
   async query(text: string, params: unknown[] = []): Promise<Row[]> {
-    if (!/^\s*select/i.test(text) || (only && !label.includes(only))) return db.query(text, params);
+    if (!/^\s*(select|with)\b/i.test(text) || (only && !label.includes(only))) return db.query(text, params);
     await db.query(`explain (analyze) ${text}`, params);
     nested = [];
     const plan = await db.query(`explain (analyze, buffers) ${text}`, params);
