@@ -9,8 +9,15 @@ export type Row = Record<string, unknown>;
 
 /** The feed's triggers read the acting user from this transaction-local setting (migration 0011). */
 const SET_ACTOR = `select set_config('cms.actor_id', $1, true)`;
-/** A statement that may write: run in a transaction of its own when an actor is set, so the setting reaches the triggers. */
-const WRITES = /^\s*(insert|update|delete|with|merge)\b/i;
+/**
+ * A statement that may write: run in a transaction of its own when an actor is set, so the setting
+ * reaches the triggers. A WITH statement writes only through a data-modifying part; most are reads
+ * (every list search since the seventh session), and wrapping those cost three round trips (begin,
+ * the setting, commit) a request for nothing (issue 15).
+ */
+const mayWrite = (text: string) => /^\s*(insert|update|delete|merge)\b/i.test(text) || (/^\s*with\b/i.test(text) && DATA_MODIFYING.test(text));
+/** The start of a data-modifying part; the verbs alone also name columns (characters.merge) and row locks (for update). */
+const DATA_MODIFYING = /\b(insert\s+into|delete\s+from|merge\s+into|update\s+[\w."]+(\s+(as\s+)?\w+)?\s+set)\b/i;
 
 export interface SqlExecutor {
   query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
@@ -88,7 +95,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): SqlDat
     // A single statement rolled back over a deadlock changed nothing, so it may simply run again.
     query: (text, params) =>
       guarded(pool, "db.query()", () =>
-        currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
+        currentActor() && mayWrite(text) ? transaction((tx) => tx.query(text, params)) : retryingConflicts(() => top.query(text, params)),
       ),
     exec: top.exec,
     transaction,
@@ -252,7 +259,7 @@ export async function openPglite(dataDir: string | null, options: PgliteOptions 
     backend: "pglite",
     ...top,
     query: (text, params) =>
-      guarded(db, "db.query()", () => (currentActor() && WRITES.test(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params))),
+      guarded(db, "db.query()", () => (currentActor() && mayWrite(text) ? transaction((tx) => tx.query(text, params)) : top.query(text, params))),
     transaction,
     listen: (channel, onNotify) => db.listen(channel, () => onNotify()),
     close: () => db.close(),
