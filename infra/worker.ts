@@ -109,7 +109,7 @@ export function startWorker(deps: Deps, options: { pollMs?: number; changeRetent
   // (8 writers through the API spread ~100 counter rows a second); the statistics pass's vacuum
   // reclaims what it removed.
   every(options.foldSlotsMs ?? 10_000, "search counter folding failed", async () => {
-    const folded = await deps.records.statistics.foldCounterSlots();
+    const folded = await deps.records.searchCounters.foldSlots();
     if (folded) deps.log.debug("search counters folded", { keys: folded });
   });
   // The planner's statistics of tables that grew by a fifth (adapters/sql/statistics.ts): a campaign

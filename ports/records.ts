@@ -23,6 +23,7 @@ export type * from "./records/oauth.ts";
 export type * from "./records/images.ts";
 export type * from "./records/portability.ts";
 export type * from "./records/statistics.ts";
+export type * from "./records/search-counters.ts";
 
 /**
  * `lock: true` reads the row for update: inside a transaction, every other writer of the row

@@ -148,27 +148,8 @@ export function statistics(db: SqlExecutor): PlannerStatistics {
       }
       return done;
     },
-    async foldCounterSlots() {
-      // Small batches, each its own short transaction (a writer needing a key's row waits for the
-      // batch holding it), until none is left or for at most 3 s a pass (the worker's pass runs
-      // every 10 s: a 1 s budget every 30 s fell behind 8 writers importing through the API).
-      // What writers hold is skipped and visited again.
-      let visited = 0;
-      const started = performance.now();
-      while (performance.now() - started < FOLD_BUDGET_MS) {
-        const [row] = await db.query(`select search_counters_fold($1) as n`, [FOLD_KEYS]);
-        const n = Number(row?.n ?? 0);
-        visited += n;
-        if (n === 0) break;
-      }
-      return visited;
-    },
   };
 }
-
-/** Keys a fold statement visits at most per table (migration 0059: ~0.4 ms a key), and a pass's time. */
-const FOLD_KEYS = 100;
-const FOLD_BUDGET_MS = 3000;
 
 /** Registers this file's repositories on the SQL store (adapters/sql/records.ts finds it). */
 export const repositories = { statistics } satisfies SqlRepositories;

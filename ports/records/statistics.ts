@@ -13,11 +13,6 @@ export interface PlannerStatistics {
    * table's rows; returns the tables it vacuumed. Cheap when none changed.
    */
   refreshVisibility(): Promise<string[]>;
-  /**
-   * Folds the search counters that concurrent writers spread over slots back into one row a key,
-   * skipping rows a writer holds; returns how many keys it visited. Cheap when none are spread.
-   */
-  foldCounterSlots(): Promise<number>;
 }
 
 // Registers the kind: the store has these repositories (see ports/records.ts).

@@ -1,5 +1,5 @@
 // Issue 15 (migration 0059): the list search's counters that concurrent writers spread over slots
-// (0058) folded back to one row a key by the worker's pass (statistics.foldCounterSlots). Searches
+// (0058) folded back to one row a key by the worker's pass (searchCounters.foldSlots). Searches
 // answer the same before and after a fold, every count stays the records' own, and a row a writer
 // holds is left for a later pass without waiting for it.
 import { expect, test } from "bun:test";
@@ -69,7 +69,7 @@ await forEachBackend("search counters folded back to one slot (migration 0059)",
       expect(await counters(db)).toEqual(counted);
       expect(await answers(db)).toEqual(before);
 
-      const visited = await store.statistics.foldCounterSlots();
+      const visited = await store.searchCounters.foldSlots();
       expect(visited).toBeGreaterThan(5);
       expect(await spread(db)).toEqual([{ words: 0, prefixes: 0 }]);
       // One row a key, holding the key's whole count and newest records.
@@ -78,7 +78,7 @@ await forEachBackend("search counters folded back to one slot (migration 0059)",
       expect(await counters(db)).toEqual(counted);
       expect(await answers(db)).toEqual(before);
       // Nothing left to fold: the next pass visits nothing.
-      expect(await store.statistics.foldCounterSlots()).toBe(0);
+      expect(await store.searchCounters.foldSlots()).toBe(0);
     } finally {
       await close();
     }
@@ -110,7 +110,7 @@ await forEachBackend("search counters folded back to one slot (migration 0059)",
       await holding;
       const bound = setTimeout(release, 5_000);
       const started = performance.now();
-      await store.statistics.foldCounterSlots();
+      await store.searchCounters.foldSlots();
       const waited = performance.now() - started;
       release();
       clearTimeout(bound);
@@ -119,7 +119,7 @@ await forEachBackend("search counters folded back to one slot (migration 0059)",
       expect(await db.query(`select slot from search_vocabulary where campaign_id = 'c1' and slot <> 0 order by term`)).toEqual([{ slot: 1 }]);
       expect(await counters(db)).toEqual(counted);
 
-      await store.statistics.foldCounterSlots();
+      await store.searchCounters.foldSlots();
       expect(await spread(db)).toEqual([{ words: 0, prefixes: 0 }]);
       expect(await counters(db)).toEqual(counted);
       expect(await answers(db)).toEqual(before);
