@@ -9,6 +9,8 @@ export type Row = Record<string, unknown>;
 
 /** The feed's triggers read the acting user from this transaction-local setting (migration 0011). */
 const SET_ACTOR = `select set_config('cms.actor_id', $1, true)`;
+/** The start of a data-modifying part; the verbs alone also name columns (characters.merge) and row locks (for update). */
+const DATA_MODIFYING = /\b(insert\s+into|delete\s+from|merge\s+into|update\s+[\w."]+(\s+(as\s+)?\w+)?\s+set)\b/i;
 /**
  * A statement that may write: run in a transaction of its own when an actor is set, so the setting
  * reaches the triggers. A WITH statement writes only through a data-modifying part; most are reads
@@ -16,8 +18,6 @@ const SET_ACTOR = `select set_config('cms.actor_id', $1, true)`;
  * the setting, commit) a request for nothing (issue 15).
  */
 const mayWrite = (text: string) => /^\s*(insert|update|delete|merge)\b/i.test(text) || (/^\s*with\b/i.test(text) && DATA_MODIFYING.test(text));
-/** The start of a data-modifying part; the verbs alone also name columns (characters.merge) and row locks (for update). */
-const DATA_MODIFYING = /\b(insert\s+into|delete\s+from|merge\s+into|update\s+[\w."]+(\s+(as\s+)?\w+)?\s+set)\b/i;
 
 export interface SqlExecutor {
   query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;

@@ -3,11 +3,9 @@
 // sets it first. A WITH statement without a data-modifying part is a read and runs alone (issue 15:
 // wrapped, every list search paid begin, the setting and commit: three round trips for nothing).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { openPostgres, type SqlDatabase } from "../../adapters/sql/database.ts";
-import { openMigratedMemoryPglite } from "../../infra/container.ts";
+import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { asActor } from "../../adapters/shared/actor.ts";
 import { forEachBackend } from "../support/backends.ts";
-import { scratchDatabase } from "../support/postgres.ts";
 
 const ACTOR = "01a2523d-0000-7000-8000-00000000a11e";
 /** The setting as the statement saw it: the actor's id inside the wrapping transaction, else null or "". */
@@ -18,17 +16,7 @@ await forEachBackend("statements run as an actor", (backend) => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    if (backend.name === "pglite") {
-      db = await openMigratedMemoryPglite();
-      close = () => db.close();
-    } else {
-      const scratch = await scratchDatabase("actorstatements");
-      db = openPostgres(scratch.url, { maxConnections: 1 });
-      close = async () => {
-        await db.close();
-        await scratch.drop();
-      };
-    }
+    ({ db, close } = await backend.open());
     await db.exec(`create table actor_probe (n int, actor text)`);
   });
   afterAll(() => close());
