@@ -53,11 +53,12 @@ await forEachBackend("search counters folded back to one slot (migration 0059)",
       expect(before.find((a) => a.search === "v")!.total).toBe(6);
 
       // As writers on other connections leave them (0058): a word's count split between slots 0 and
-      // 2 (its newest records in both lists), a slot below 0 (a record counted on one slot, deleted
-      // on another), a word and a prefix found only in slot 3, prefix counts split between 0 and 1.
+      // 2 (its newest record in slot 2's list only, the others in slot 0's: a search must merge the
+      // two), a slot below 0 (a record counted on one slot, deleted on another), a word and a prefix
+      // found only in slot 3, prefix counts split between 0 and 1.
       await db.query(`insert into search_vocabulary (campaign_id, list, term, slot, n, recent_ids, recent_at)
                       select campaign_id, list, term, 2, 1, recent_ids[1:1], recent_at[1:1] from search_vocabulary where campaign_id = 'c1' and slot = 0 and n >= 2`);
-      await db.query(`update search_vocabulary set n = n - 1 where campaign_id = 'c1' and slot = 0 and n >= 2`);
+      await db.query(`update search_vocabulary set n = n - 1, recent_ids = recent_ids[2:], recent_at = recent_at[2:] where campaign_id = 'c1' and slot = 0 and n >= 2`);
       await db.query(`insert into search_vocabulary (campaign_id, list, term, slot, n, recent_ids, recent_at) select campaign_id, list, term, 5, -1, '{}', '{}' from search_vocabulary where campaign_id = 'c1' and term = 'vexar' and slot = 0`);
       await db.query(`update search_vocabulary set n = n + 1 where campaign_id = 'c1' and term = 'vexar' and slot = 0`);
       await db.query(`update search_vocabulary set slot = 3 where campaign_id = 'c1' and term = 'hollowmere'`);
