@@ -7,6 +7,7 @@ import type { SqlDatabase } from "../../adapters/sql/database.ts";
 import { sqlRecordStore } from "../../adapters/sql/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, characterRecord } from "../support/records.ts";
+import { mergedWords } from "../support/search-counters.ts";
 
 const NAMES = ["Vexar Tide", "Vexar Quill", "Vexquin", "Tidewarden", "Quillon", "Vexar Hollow", "Hollowmere", "Vexaria", "Tidal Vexar", "Quill"];
 const SEARCHES = ["vex", "vexar", "tide", "quill", "exa", "ollo", "npc", "v"];
@@ -24,13 +25,7 @@ async function answers(db: SqlDatabase) {
 /** Each key's count summed over its slots, and its newest records merged, as readers see them. */
 const counters = (db: SqlDatabase) =>
   Promise.all([
-    db.query(
-      `select list, term, sum(n)::int as n,
-              (select (array_agg(d.i order by d.a desc, d.i collate "C" desc))[1:4]
-               from (select distinct u.i, u.a from search_vocabulary y, unnest(y.recent_ids, y.recent_at) u(i, a)
-                     where y.campaign_id = 'c1' and y.list = v.list and y.term = v.term) d) as newest
-       from search_vocabulary v where campaign_id = 'c1' group by 1, 2 order by 1, 2`,
-    ),
+    mergedWords(db, "c1"),
     db.query(`select list, prefix, type, sum(n)::int as n from search_prefix_counts where campaign_id = 'c1' group by 1, 2, 3 order by 1, 2, 3`),
   ]);
 

@@ -12,6 +12,7 @@ import type { Entity } from "../../domain/entities.ts";
 import { loadMigrations } from "../../infra/container.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, characterRecord, newId } from "../support/records.ts";
+import { wordDrift } from "../support/search-counters.ts";
 
 const placeOf = (campaignId: string, name: string, i: number): Entity => ({
   id: newId(), campaign_id: campaignId, kind: "location", name, aliases: [], description: null, type: null, image: null, tcg_image: null,
@@ -67,19 +68,7 @@ async function drift(db: SqlDatabase, campaign: string) {
      where h.n is distinct from w.n and coalesce(h.n, 0) <> coalesce(w.n, 0)`,
     [campaign],
   );
-  const words = await db.query(
-    `select v.list, v.term, v.n, v.ids, held.n as held, held.ids as newest
-     from (select x.list, x.term, sum(x.n)::int as n,
-                  coalesce((select (array_agg(d.i order by d.a desc, d.i collate "C" desc))[1:4]
-                            from (select distinct u.i, u.a from search_vocabulary y, unnest(y.recent_ids, y.recent_at) u(i, a)
-                                  where y.campaign_id = $1 and y.list = x.list and y.term = x.term) d), '{}') as ids
-           from search_vocabulary x where x.campaign_id = $1 group by 1, 2) v
-     cross join lateral (select count(*)::int as n,
-                                coalesce((array_agg(s.record_id order by s.created_at desc, s.record_id collate "C" desc))[1:4], '{}') as ids
-                         from search_terms s where s.campaign_id = $1 and s.list = v.list and s.term = v.term) held
-     where v.n <> held.n or v.ids <> held.ids`,
-    [campaign],
-  );
+  const words = await wordDrift(db, campaign);
   return { prefixes, words };
 }
 

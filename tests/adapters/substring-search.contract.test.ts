@@ -8,6 +8,7 @@ import type { Character } from "../../domain/characters.ts";
 import type { RecordStore } from "../../ports/records.ts";
 import { forEachBackend } from "../support/backends.ts";
 import { at, campaignRecord, characterRecord, newId } from "../support/records.ts";
+import { wordDrift } from "../support/search-counters.ts";
 
 type PlanNode = { "Shared Hit Blocks": number; "Shared Read Blocks": number };
 
@@ -36,25 +37,7 @@ await forEachBackend("substring search totals from word counters", (backend) => 
     }
     return { names, totals: [...totals] };
   };
-  /**
-   * The words' counters and newest records the triggers keep, where they differ from search_terms: a
-   * word's count is the sum of its slots (migration 0058), its newest records the 4 newest of its
-   * slots' lists.
-   */
-  const drift = async (campaign: string) =>
-    db.query(
-      `select v.list, v.term, v.n, v.recent_ids, held.n as held, held.ids as newest
-       from (select x.campaign_id, x.list, x.term, sum(x.n)::int as n,
-                    coalesce((select (array_agg(d.i order by d.a desc, d.i collate "C" desc))[1:4]
-                              from (select distinct u.i, u.a from search_vocabulary y, unnest(y.recent_ids, y.recent_at) u(i, a)
-                                    where y.campaign_id = x.campaign_id and y.list = x.list and y.term = x.term) d), '{}') as recent_ids
-             from search_vocabulary x group by 1, 2, 3) v
-       cross join lateral (select count(*)::int as n,
-                                  coalesce((array_agg(s.record_id order by s.created_at desc, s.record_id collate "C" desc))[1:4], '{}') as ids
-                           from search_terms s where s.campaign_id = v.campaign_id and s.list = v.list and s.term = v.term) held
-       where v.campaign_id = $1 and (v.n <> held.n or v.recent_ids <> held.ids)`,
-      [campaign],
-    );
+  const drift = (campaign: string) => wordDrift(db, campaign);
 
   beforeAll(async () => {
     const opened = await backend.open();
