@@ -157,7 +157,11 @@ export function askIndex(db: SqlExecutor): AskIndexRepository {
                          cross join lateral (select sum(a.n) as n from ask_counts a where a.campaign_id = c.id and a.term = '') x
                        where x.n >= $1)
          select l.campaign_id, l.n, b.max_passage_id, b.passages,
-                case when b.max_passage_id is null then 0 else (select count(*) from ask_passages p where p.id > b.max_passage_id and p.campaign_id = l.campaign_id) end as newer
+                -- Counted only as far as the decision below needs: past a tenth of the build the
+                -- answer is "pack again" however many there are (740,000 read in 0.5 s on PGlite).
+                case when b.max_passage_id is null then 0 else (
+                  select count(*) from (select from ask_passages p where p.id > b.max_passage_id and p.campaign_id = l.campaign_id
+                                        limit b.passages / 10 + 1) x) end as newer
          from live l left join ask_packed_builds b using (campaign_id)`,
         [minPassages],
       );

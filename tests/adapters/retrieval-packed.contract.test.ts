@@ -218,6 +218,17 @@ await forEachBackend("Ask packed posting lists", (backend) => {
     sameRanking(again.packed, again.sql);
   });
 
+  test("a build counts the campaign's passages up to its cutoff, not those written after it (migration 0061)", async () => {
+    const [before] = await service.db.query(`select count(*)::int as n from ask_passages where campaign_id = $1`, [campaignId]);
+    const [cut] = await service.db.query(`select ask_packed_cutoff() as id`);
+    await passages(service.db, [{ title: "After the cutoff", body: "zephyr amber" }, { title: "Also after it", body: "willow" }]);
+    const [begun] = await service.db.query(`select ask_pack_begin($1, $2::bigint) as build`, [campaignId, String(cut!.id)]);
+    const [staged] = await service.db.query(`select passages::int as n from ask_packed_staging where campaign_id = $1 and build_id = $2`, [campaignId, String(begun!.build)]);
+    expect(staged!.n).toBe(before!.n);
+    // Left unfinished, the build would hold the campaign's staging row: taken away again.
+    await service.db.query(`delete from ask_packed_staging where campaign_id = $1`, [campaignId]);
+  });
+
   // PGlite runs one statement at a time on its one connection: requests must get in between the build's.
   test.skipIf(backend.name !== "pglite")("on PGlite, questions asked while a build is written are answered between its statements", async () => {
     await grow("medlar");
